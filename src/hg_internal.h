@@ -1,0 +1,125 @@
+/*
+ * Internal interface between the host library (C11), the kernel launchers
+ * (CUDA C, src/kernels/NAME.cu) and the tests. Nothing here is public.
+ */
+#ifndef HG_INTERNAL_H
+#define HG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hopgemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One validated call, as hg_gemm got it. */
+typedef struct {
+    hg_op opA, opB;
+    int64_t m, n, k;
+    float alpha, beta;
+    const void *A;
+    int64_t lda;
+    const void *B;
+    int64_t ldb;
+    void *C;
+    int64_t ldc;
+    hg_dtype dtype;
+} hg__problem;
+
+/* What the kernels need to know of the device; read off it, never assumed. */
+typedef struct {
+    int ordinal;
+    int cc_major, cc_minor;
+    int sm_count;
+    int smem_optin;     /* max dynamic shared memory per block, bytes */
+    int l2_bytes;
+    int cluster_launch; /* the device can launch thread-block clusters */
+} hg__device;
+
+/* Error text travels back from a launcher through this. */
+typedef struct {
+    char msg[256];
+} hg__err;
+
+void hg__err_set(hg__err *e, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/*
+ * One registered kernel. The table (src/kernel_table.c) lists them in AUTO's
+ * order of preference; dispatch, the tool, the tests and --list all read it.
+ *   can_serve: NULL when the kernel can run this problem on this device, else
+ *              a static sentence saying why not (it becomes hg_last_error).
+ *   launch:    queue the kernel; HG_STATUS_SUCCESS or a status with e->msg set.
+ */
+typedef struct {
+    const char *name;
+    hg_kernel id;
+    const char *summary;
+    const char *(*can_serve)(const hg__problem *p, const hg__device *d);
+    hg_status (*launch)(const hg__problem *p, const hg__device *d,
+                        struct CUstream_st *stream, hg__err *e);
+} hg__kernel_entry;
+
+extern const hg__kernel_entry hg__kernels[];
+extern const int hg__kernel_count;
+const hg__kernel_entry *hg__find_kernel(hg_kernel id);
+
+/* ---- Shared host logic (src/validate.c) ------------------------------------ */
+
+/* Validates a call's arguments; NULL when valid, else the sentence. */
+const char *hg__validate(const hg__problem *p);
+
+/* The conditions every TMA kernel (V0..V6) shares: TN layout, 16-byte aligned
+ * A, B, C, leading dimensions multiples of 8 elements, an sm_90 device.
+ * NULL when met, else the sentence. */
+const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d);
+
+/* Tile rasterization lives in tiling.h (shared with the kernels). */
+
+/* ---- Tensor maps (src/tensormap.c) --------------------------------------- */
+
+/* The parameters of a 2-D tiled tensor map, computed on the host (testable
+ * without a driver), then encoded through the driver entry point. */
+typedef struct {
+    int elem_bytes;     /* 2 */
+    uint64_t dim[2];    /* {inner (contiguous) extent, outer extent}, elements */
+    uint64_t stride1;   /* bytes between consecutive outer rows */
+    uint32_t box[2];    /* {inner, outer} box in elements */
+    int swizzle_bytes;  /* 0, 32, 64 or 128 */
+} hg__tmap_params;
+
+/* Checks params against TMA's rules; NULL when valid, else the sentence. */
+const char *hg__tmap_check(const hg__tmap_params *tp, const void *base);
+
+/* Encodes a CUtensorMap (128 bytes, 64-byte aligned) into out. */
+hg_status hg__tmap_encode(void *out_cutensormap, const void *base, hg_dtype dtype,
+                          const hg__tmap_params *tp, hg__err *e);
+
+/* ---- CPU reference (src/reference.c) ------------------------------------- */
+
+/* fp16 / bf16 <-> float, round to nearest even; bit-exact with the GPU. */
+float hg__f16_to_f32(uint16_t h);
+uint16_t hg__f32_to_f16(float f);
+float hg__bf16_to_f32(uint16_t h);
+uint16_t hg__f32_to_bf16(float f);
+float hg__to_f32(uint16_t v, hg_dtype dt);
+uint16_t hg__from_f32(float f, hg_dtype dt);
+
+/* The float64 reference of one output element, on host copies of A, B, C. */
+double hg__ref_element(const hg__problem *p, const uint16_t *A, const uint16_t *B,
+                       const uint16_t *C, int64_t i, int64_t j);
+
+/* The whole reference into ref (m x n doubles, ld n). */
+void hg__ref_gemm(const hg__problem *p, const uint16_t *A, const uint16_t *B,
+                  const uint16_t *C, double *ref);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HG_INTERNAL_H */

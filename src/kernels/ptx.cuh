@@ -1,0 +1,347 @@
+/*
+ * ptx.cuh: one small wrapper per PTX instruction the kernels use, named after
+ * the instruction. Section numbers are those of the PTX ISA 9.0 manual.
+ *
+ * Shared-memory addresses are passed as 32-bit shared-window addresses
+ * (hg_smem_addr), as the instructions take them.
+ *
+ * Build with -DHG_DEBUG_WAIT to make every mbarrier wait trap after a bounded
+ * number of tries instead of spinning forever: a wrong phase then shows up as
+ * an "unspecified launch failure", not a hang.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <cuda.h> /* CUtensorMap (the type only; the driver is reached at run time) */
+
+#include "wgmma_gen.cuh"
+
+#ifndef HG_DEBUG_WAIT_LIMIT
+#define HG_DEBUG_WAIT_LIMIT (1u << 26)
+#endif
+
+static __device__ __forceinline__ uint32_t hg_smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* ---- 9.7.13.15 mbarrier --------------------------------------------------- */
+
+/* mbarrier.init: arrive count = the arrivals that complete one phase. */
+static __device__ __forceinline__ void hg_mbarrier_init(uint64_t *bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(hg_smem_addr(bar)), "r"(count)
+                 : "memory");
+}
+
+/* fence.mbarrier_init.release.cluster: make barrier inits visible to the
+ * cluster (peers' multicast TMA and remote arrives) before a cluster sync. */
+static __device__ __forceinline__ void hg_fence_mbarrier_init_cluster(void)
+{
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+/* mbarrier.arrive.expect_tx: one arrival, and tx_bytes more bytes to wait for. */
+static __device__ __forceinline__ void hg_mbarrier_arrive_expect_tx(uint64_t *bar, uint32_t tx_bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(hg_smem_addr(bar)),
+                 "r"(tx_bytes)
+                 : "memory");
+}
+
+/* mbarrier.arrive: one arrival on a barrier of this CTA (release, CTA scope). */
+static __device__ __forceinline__ void hg_mbarrier_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(hg_smem_addr(bar)) : "memory");
+}
+
+/* mapa.shared::cluster: the address of the same shared-memory offset in the
+ * cluster's CTA of rank cta_rank (9.7.9.21). */
+static __device__ __forceinline__ uint32_t hg_mapa_shared_cluster(uint32_t smem_addr, uint32_t cta_rank)
+{
+    uint32_t out;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"(smem_addr), "r"(cta_rank));
+    return out;
+}
+
+/* mbarrier.arrive.relaxed.cluster on a barrier of any CTA of the cluster
+ * (address from hg_mapa_shared_cluster). Relaxed: a consumer that only read
+ * the stage has nothing to publish, and release semantics at cluster scope
+ * would wait for its earlier memory operations to become visible. */
+static __device__ __forceinline__ void hg_mbarrier_arrive_remote_relaxed(uint32_t cluster_addr)
+{
+    asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr)
+                 : "memory");
+}
+
+/* mbarrier.try_wait.parity: true once the phase with this parity completed.
+ * try_wait suspends the thread for a while in hardware, so the loop is cheap. */
+static __device__ __forceinline__ uint32_t hg_mbarrier_try_wait_parity(uint64_t *bar, uint32_t parity)
+{
+    uint32_t done;
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(hg_smem_addr(bar)), "r"(parity)
+        : "memory");
+    return done;
+}
+
+/* Wait until the barrier's phase of the given parity has completed. */
+static __device__ __forceinline__ void hg_mbarrier_wait(uint64_t *bar, uint32_t parity)
+{
+#ifdef HG_DEBUG_WAIT
+    uint32_t tries = 0;
+    while (!hg_mbarrier_try_wait_parity(bar, parity)) {
+        if (++tries > HG_DEBUG_WAIT_LIMIT) __trap();
+    }
+#else
+    while (!hg_mbarrier_try_wait_parity(bar, parity)) {
+    }
+#endif
+}
+
+/* ---- 9.7.9.25 cp.async.bulk.tensor (TMA) ---------------------------------- */
+
+/* 2-D tiled load global -> shared, completing tx bytes on bar. c0 is the inner
+ * (contiguous) coordinate, c1 the outer; out-of-bounds elements read as zero. */
+static __device__ __forceinline__ void hg_tma_load_2d(void *dst, const CUtensorMap *map, uint64_t *bar,
+                                                      int32_t c0, int32_t c1)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%3, %4}], [%2];" ::"r"(hg_smem_addr(dst)),
+        "l"((uint64_t)map), "r"(hg_smem_addr(bar)), "r"(c0), "r"(c1)
+        : "memory");
+}
+
+/* The same load, multicast: the box lands at the same shared-memory offset in
+ * every CTA of the cluster named in cta_mask, and completes tx bytes on the
+ * barrier at bar's offset in each of them. */
+static __device__ __forceinline__ void hg_tma_load_2d_multicast(void *dst, const CUtensorMap *map,
+                                                                uint64_t *bar, int32_t c0, int32_t c1,
+                                                                uint16_t cta_mask)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(hg_smem_addr(dst)),
+        "l"((uint64_t)map), "r"(hg_smem_addr(bar)), "r"(c0), "r"(c1), "h"(cta_mask)
+        : "memory");
+}
+
+/* 2-D tiled store shared -> global (bulk group completion); out-of-bounds
+ * elements of the box are not written. */
+static __device__ __forceinline__ void hg_tma_store_2d(const CUtensorMap *map, const void *src, int32_t c0,
+                                                       int32_t c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                     (uint64_t)map),
+                 "r"(hg_smem_addr(src)), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+/* cp.async.bulk.commit_group (9.7.9.26): close a group of bulk stores. */
+static __device__ __forceinline__ void hg_cp_async_bulk_commit_group(void)
+{
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+/* cp.async.bulk.wait_group.read N: at most N groups still reading their
+ * shared-memory source (the writes to global may still be in flight). */
+template <int N> static __device__ __forceinline__ void hg_cp_async_bulk_wait_group_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
+/* cp.async.bulk.wait_group N: at most N groups not yet complete (writes done). */
+template <int N> static __device__ __forceinline__ void hg_cp_async_bulk_wait_group(void)
+{
+    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+
+/* prefetch.tensormap: pull a __grid_constant__ tensor map into the cache. */
+static __device__ __forceinline__ void hg_prefetch_tensormap(const CUtensorMap *map)
+{
+    asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- 9.7.12.4 fence.proxy.async ------------------------------------------- */
+
+/* Order this thread's generic-proxy shared-memory accesses (st.shared,
+ * stmatrix) before later async-proxy accesses (TMA store, wgmma). */
+static __device__ __forceinline__ void hg_fence_proxy_async_shared_cta(void)
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+/* ---- 9.7.15.5 wgmma ------------------------------------------------------- */
+
+/* wgmma.fence: registers (accumulators) written before are visible to the
+ * wgmma that follows. Needed before the first wgmma and after touching the
+ * accumulators from ordinary code. */
+static __device__ __forceinline__ void hg_wgmma_fence(void)
+{
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+
+/* wgmma.commit_group: close a group over the wgmmas issued since the last. */
+static __device__ __forceinline__ void hg_wgmma_commit_group(void)
+{
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+/* wgmma.wait_group N: at most N groups still pending. The accumulator
+ * registers are passed through to keep the compiler from touching them
+ * before the wait (see hg_wgmma_wait_acc in the kernels). */
+template <int N> static __device__ __forceinline__ void hg_wgmma_wait_group(void)
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+/* Make the compiler treat each accumulator register as read and written here,
+ * so no use of it is scheduled across a wgmma.wait_group. */
+template <int NREG> static __device__ __forceinline__ void hg_acc_fence(float *d)
+{
+#pragma unroll
+    for (int i = 0; i < NREG; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* Shared-memory matrix descriptor (9.7.15.5.1), 128-byte swizzle, K-major:
+ * rows of 64 halfwords (128 B), 8-row swizzle atoms 1024 B apart (SBO); the
+ * leading byte offset is unused for swizzled K-major layouts (set to 1). The
+ * tile must start 1024-byte aligned; a k16 slice at column kk starts at
+ * +kk*2 bytes, added to the start address field. */
+static __device__ __forceinline__ uint64_t hg_wgmma_desc_sw128(uint32_t smem_addr)
+{
+    uint64_t d = 0;
+    d |= (uint64_t)((smem_addr & 0x3FFFF) >> 4);
+    d |= (uint64_t)1 << 16;            /* leading byte offset (ignored) */
+    d |= (uint64_t)(1024 >> 4) << 32;  /* stride byte offset: 8 rows x 128 B */
+    d |= (uint64_t)1 << 62;            /* swizzle mode: 128 B */
+    return d;
+}
+
+/* The wgmma of shape m64nNk16, fp32 accumulate, for element type DT (0 f16,
+ * 1 bf16). A C++ template because the kernels are compiled per dtype. */
+template <int N, int DT>
+static __device__ __forceinline__ void hg_wgmma_m64k16(float *d, uint64_t da, uint64_t db, int scale_d)
+{
+    static_assert(N == 64 || N == 128 || N == 160 || N == 256, "no wrapper for this N");
+    if constexpr (N == 64) {
+        if constexpr (DT == 0) hg_wgmma_m64n64k16_f32_f16(d, da, db, scale_d);
+        else hg_wgmma_m64n64k16_f32_bf16(d, da, db, scale_d);
+    } else if constexpr (N == 128) {
+        if constexpr (DT == 0) hg_wgmma_m64n128k16_f32_f16(d, da, db, scale_d);
+        else hg_wgmma_m64n128k16_f32_bf16(d, da, db, scale_d);
+    } else if constexpr (N == 160) {
+        if constexpr (DT == 0) hg_wgmma_m64n160k16_f32_f16(d, da, db, scale_d);
+        else hg_wgmma_m64n160k16_f32_bf16(d, da, db, scale_d);
+    } else {
+        if constexpr (DT == 0) hg_wgmma_m64n256k16_f32_f16(d, da, db, scale_d);
+        else hg_wgmma_m64n256k16_f32_bf16(d, da, db, scale_d);
+    }
+}
+
+/* ---- 9.7.19.5 setmaxnreg -------------------------------------------------- */
+
+/* Raise / lower this warp group's register allotment (multiple of 8, 24..256).
+ * Takes effect only with a register cap at entry (__launch_bounds__(T, 1)). */
+template <int R> static __device__ __forceinline__ void hg_setmaxnreg_inc(void)
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+}
+template <int R> static __device__ __forceinline__ void hg_setmaxnreg_dec(void)
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+}
+
+/* ---- 9.7.13.4 barrier.cluster, cluster special registers ------------------ */
+
+static __device__ __forceinline__ void hg_barrier_cluster_arrive(void)
+{
+    asm volatile("barrier.cluster.arrive.aligned;" ::: "memory");
+}
+static __device__ __forceinline__ void hg_barrier_cluster_wait(void)
+{
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+/* Every thread of every CTA of the cluster arrives, then waits. */
+static __device__ __forceinline__ void hg_cluster_sync(void)
+{
+    hg_barrier_cluster_arrive();
+    hg_barrier_cluster_wait();
+}
+/* %cluster_ctarank: this CTA's rank in its cluster. */
+static __device__ __forceinline__ uint32_t hg_cluster_ctarank(void)
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+
+/* ---- 9.7.4.x bar (named barriers) ----------------------------------------- */
+
+/* bar.sync id, nthreads: a barrier among a subset of the CTA's warps (one
+ * warp group), so the other groups are not held. id 0 is __syncthreads. */
+static __device__ __forceinline__ void hg_bar_sync(int id, int nthreads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
+}
+
+/* ---- 9.7.14 warp-level matrix instructions (mma.sync path) ---------------- */
+
+/* ldmatrix.sync.aligned.m8n8.x4.shared.b16: four 8x8 b16 matrices; lane l
+ * supplies the row address of row (l % 8) of matrix (l / 8). */
+static __device__ __forceinline__ void hg_ldmatrix_x4(uint32_t *r, uint32_t smem_addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr));
+}
+
+/* The same, each 8x8 matrix transposed on the way (for operands stored the
+ * other way round). */
+static __device__ __forceinline__ void hg_ldmatrix_x4_trans(uint32_t *r, uint32_t smem_addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr));
+}
+
+/* mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: d += a * b, fp32. a: 4
+ * registers (16x16, row), b: 2 registers (16x8, col), d: 4 floats. */
+template <int DT>
+static __device__ __forceinline__ void hg_mma_m16n8k16(float *d, const uint32_t *a, const uint32_t *b)
+{
+    if constexpr (DT == 0) {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    } else {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    }
+}
+
+/* ---- 9.7.9.8 cp.async (Ampere-style, used by the generic kernel) ---------- */
+
+/* cp.async.cg.shared.global 16 bytes; src_bytes < 16 zero-fills the rest. */
+static __device__ __forceinline__ void hg_cp_async_16(uint32_t smem_addr, const void *gptr, int src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr), "l"(gptr),
+                 "r"(src_bytes)
+                 : "memory");
+}
+static __device__ __forceinline__ void hg_cp_async_commit_group(void)
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N> static __device__ __forceinline__ void hg_cp_async_wait_group(void)
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}

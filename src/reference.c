@@ -1,0 +1,99 @@
+/* The CPU reference: fp16/bf16 conversions and a float64 GEMM. The tests and
+ * the tool's --check trust it first. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hg_internal.h"
+
+float hg__f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1F, man = h & 0x3FF, bits;
+    if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal: value = man * 2^-24 */
+            float f = (float)man * 5.9604644775390625e-8f;
+            return sign ? -f : f;
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7F800000u | (man << 13);
+    } else {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t hg__f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t ax = x & 0x7FFFFFFFu;
+    if (ax >= 0x7F800000u) return (uint16_t)(sign | 0x7C00 | (ax > 0x7F800000u ? 0x200 : 0)); /* inf/nan */
+    if (ax >= 0x477FF000u) return (uint16_t)(sign | 0x7C00); /* rounds to >= 65520: inf */
+    if (ax < 0x38800000u) {                                  /* below 2^-14: subnormal or zero */
+        float a;
+        memcpy(&a, &ax, 4);
+        /* a / 2^-24 rounded to nearest even: rintf in the default mode. */
+        uint32_t man = (uint32_t)rintf(a * 16777216.0f);
+        return (uint16_t)(sign | man); /* man == 0x400 becomes the smallest normal */
+    }
+    uint32_t exp = (ax >> 23) - 112, man = ax & 0x7FFFFF;
+    uint32_t h = (exp << 10) | (man >> 13);
+    uint32_t rest = man & 0x1FFF;
+    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+}
+
+float hg__bf16_to_f32(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t hg__f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((x >> 16) | 0x40); /* quiet nan */
+    uint32_t lsb = (x >> 16) & 1;
+    x += 0x7FFFu + lsb;
+    return (uint16_t)(x >> 16);
+}
+
+float hg__to_f32(uint16_t v, hg_dtype dt) { return dt == HG_BF16 ? hg__bf16_to_f32(v) : hg__f16_to_f32(v); }
+
+uint16_t hg__from_f32(float f, hg_dtype dt) { return dt == HG_BF16 ? hg__f32_to_bf16(f) : hg__f32_to_f16(f); }
+
+static double a_at(const hg__problem *p, const uint16_t *A, int64_t i, int64_t l)
+{
+    uint16_t v = p->opA == HG_OP_N ? A[i * p->lda + l] : A[l * p->lda + i];
+    return (double)hg__to_f32(v, p->dtype);
+}
+
+static double b_at(const hg__problem *p, const uint16_t *B, int64_t l, int64_t j)
+{
+    uint16_t v = p->opB == HG_OP_N ? B[l * p->ldb + j] : B[j * p->ldb + l];
+    return (double)hg__to_f32(v, p->dtype);
+}
+
+double hg__ref_element(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C, int64_t i,
+                       int64_t j)
+{
+    double acc = 0.0;
+    for (int64_t l = 0; l < p->k; l++) acc += a_at(p, A, i, l) * b_at(p, B, l, j);
+    double out = (double)p->alpha * acc;
+    if (p->beta != 0.0f) out += (double)p->beta * (double)hg__to_f32(C[i * p->ldc + j], p->dtype);
+    return out;
+}
+
+void hg__ref_gemm(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C, double *ref)
+{
+    for (int64_t i = 0; i < p->m; i++)
+        for (int64_t j = 0; j < p->n; j++) ref[i * p->n + j] = hg__ref_element(p, A, B, C, i, j);
+}

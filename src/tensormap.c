@@ -1,0 +1,78 @@
+/* Tensor maps for TMA. The driver's cuTensorMapEncodeTiled is reached through
+ * the runtime (cudaGetDriverEntryPointByVersion), so the library links the
+ * CUDA runtime only and loads on machines without a driver. */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cudaTypedefs.h>
+
+#include "hg_internal.h"
+
+const char *hg__tmap_check(const hg__tmap_params *tp, const void *base)
+{
+    if (((uintptr_t)base & 15) != 0) return "the base address is not 16-byte aligned.";
+    for (int i = 0; i < 2; i++) {
+        if (tp->dim[i] == 0 || tp->dim[i] > ((uint64_t)1 << 32)) return "a dimension is 0 or above 2^32.";
+        if (tp->box[i] == 0 || tp->box[i] > 256) return "a box dimension is 0 or above 256.";
+    }
+    if (tp->stride1 % 16 != 0) return "the row stride is not a multiple of 16 bytes.";
+    if (tp->stride1 >= ((uint64_t)1 << 40)) return "the row stride is 2^40 bytes or more.";
+    if ((tp->box[0] * (uint32_t)tp->elem_bytes) % 16 != 0) return "the inner box is not a multiple of 16 bytes.";
+    if (tp->swizzle_bytes != 0 && tp->swizzle_bytes != 32 && tp->swizzle_bytes != 64 &&
+        tp->swizzle_bytes != 128)
+        return "the swizzle is not 0, 32, 64 or 128 bytes.";
+    if (tp->swizzle_bytes != 0 && tp->box[0] * (uint32_t)tp->elem_bytes > (uint32_t)tp->swizzle_bytes)
+        return "the inner box is wider than the swizzle span.";
+    return NULL;
+}
+
+static _Atomic(PFN_cuTensorMapEncodeTiled_v12000) encode_fn;
+
+static PFN_cuTensorMapEncodeTiled_v12000 get_encode(hg__err *e)
+{
+    PFN_cuTensorMapEncodeTiled_v12000 fn = atomic_load(&encode_fn);
+    if (fn) return fn;
+    void *p = NULL;
+    enum cudaDriverEntryPointQueryResult q;
+    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
+    if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || p == NULL) {
+        (void)cudaGetLastError();
+        hg__err_set(e, "the driver has no cuTensorMapEncodeTiled (%s).", cudaGetErrorString(err));
+        return NULL;
+    }
+    memcpy(&fn, &p, sizeof fn); /* ISO C has no object-to-function pointer cast */
+    atomic_store(&encode_fn, fn);
+    return fn;
+}
+
+hg_status hg__tmap_encode(void *out, const void *base, hg_dtype dtype, const hg__tmap_params *tp, hg__err *e)
+{
+    const char *why = hg__tmap_check(tp, base);
+    if (why) {
+        hg__err_set(e, "tensor map rejected before encoding: %s", why);
+        return HG_STATUS_INTERNAL_ERROR;
+    }
+    PFN_cuTensorMapEncodeTiled_v12000 fn = get_encode(e);
+    if (!fn) return HG_STATUS_EXECUTION_FAILED;
+    cuuint64_t dims[2] = {tp->dim[0], tp->dim[1]};
+    cuuint64_t strides[1] = {tp->stride1};
+    cuuint32_t box[2] = {tp->box[0], tp->box[1]};
+    cuuint32_t estr[2] = {1, 1};
+    CUtensorMapSwizzle sw = tp->swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                            : tp->swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                            : tp->swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                      : CU_TENSOR_MAP_SWIZZLE_NONE;
+    CUtensorMapDataType dt = dtype == HG_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    CUresult r = fn((CUtensorMap *)out, dt, 2, (void *)base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                    sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        hg__err_set(e, "cuTensorMapEncodeTiled failed (CUresult %d) for dims %llux%llu, box %ux%u.", (int)r,
+                    (unsigned long long)tp->dim[0], (unsigned long long)tp->dim[1], tp->box[0], tp->box[1]);
+        return HG_STATUS_INTERNAL_ERROR;
+    }
+    return HG_STATUS_SUCCESS;
+}
