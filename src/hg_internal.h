@@ -65,6 +65,21 @@ typedef struct {
                         struct CUstream_st *stream, hg__err *e);
 } hg__kernel_entry;
 
+/* Each kernel file src/kernels/NAME.cu defines this pair (C linkage). */
+#define HG_DECLARE_KERNEL(name)                                                                   \
+    const char *hg__##name##_can_serve(const hg__problem *p, const hg__device *d);               \
+    hg_status hg__##name##_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, \
+                                  hg__err *e)
+
+HG_DECLARE_KERNEL(generic);
+HG_DECLARE_KERNEL(v0);
+HG_DECLARE_KERNEL(v1);
+HG_DECLARE_KERNEL(v2);
+HG_DECLARE_KERNEL(v3);
+HG_DECLARE_KERNEL(v4);
+HG_DECLARE_KERNEL(v5);
+HG_DECLARE_KERNEL(v6);
+
 extern const hg__kernel_entry hg__kernels[];
 extern const int hg__kernel_count;
 const hg__kernel_entry *hg__find_kernel(hg_kernel id);

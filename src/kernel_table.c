@@ -6,14 +6,6 @@
  */
 #include "hg_internal.h"
 
-/* Each kernel file (src/kernels/NAME.cu) defines its pair. */
-#define HG_DECLARE_KERNEL(name)                                                                   \
-    const char *hg__##name##_can_serve(const hg__problem *p, const hg__device *d);               \
-    hg_status hg__##name##_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, \
-                                  hg__err *e)
-
-HG_DECLARE_KERNEL(generic);
-HG_DECLARE_KERNEL(v0);
 
 const hg__kernel_entry hg__kernels[] = {
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
