@@ -34,9 +34,12 @@ $(BUILD)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# ptxas's resource report (registers, spills, shared memory) is kept beside
+# each object; the tests read it.
 $(BUILD)/%.o: %.cu $(HDRS)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -Xptxas -v -c $< -o $@ 2> $(basename $@).ptxas || { cat $(basename $@).ptxas; rm -f $(basename $@).ptxas; exit 1; }
+	@grep -vE '^ptxas info|^ *[0-9]+ bytes stack frame' $(basename $@).ptxas >&2 || true
 
 $(LIB_A): $(HOST_OBJ) $(CU_OBJ)
 	@rm -f $@

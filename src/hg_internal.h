@@ -96,6 +96,10 @@ const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d);
 
 /* Tile rasterization lives in tiling.h (shared with the kernels). */
 
+/* Tests only: a handle for a made-up device, touching no CUDA API, so the
+ * CPU tier can check validation, dispatch and the arch check anywhere. */
+hg_status hg__create_for_device(hg_handle *out, const hg__device *d);
+
 /* ---- Tensor maps (src/tensormap.c) --------------------------------------- */
 
 /* The parameters of a 2-D tiled tensor map, computed on the host (testable
@@ -128,6 +132,12 @@ uint16_t hg__from_f32(float f, hg_dtype dt);
 /* The float64 reference of one output element, on host copies of A, B, C. */
 double hg__ref_element(const hg__problem *p, const uint16_t *A, const uint16_t *B,
                        const uint16_t *C, int64_t i, int64_t j);
+
+/* The same element, and in *abs_sum the sum of the magnitudes of its terms
+ * (|alpha| * sum_l |a_il b_lj| + |beta c_ij|): the scale that the fp32
+ * accumulation error grows with, for the tests' error bounds. */
+double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C,
+                           int64_t i, int64_t j, double *abs_sum);
 
 /* The whole reference into ref (m x n doubles, ld n). */
 void hg__ref_gemm(const hg__problem *p, const uint16_t *A, const uint16_t *B,

@@ -112,6 +112,16 @@ hg_status hg_create(hg_handle *out)
     return HG_STATUS_SUCCESS;
 }
 
+hg_status hg__create_for_device(hg_handle *out, const hg__device *d)
+{
+    hg_handle h = (hg_handle)calloc(1, sizeof *h);
+    if (h == NULL) return HG_STATUS_ALLOC_FAILED;
+    h->dev = *d;
+    h->kernel = HG_KERNEL_AUTO;
+    *out = h;
+    return HG_STATUS_SUCCESS;
+}
+
 void hg_destroy(hg_handle h) { free(h); }
 
 hg_status hg_set_stream(hg_handle h, struct CUstream_st *stream)

@@ -82,14 +82,30 @@ static double b_at(const hg__problem *p, const uint16_t *B, int64_t l, int64_t j
     return (double)hg__to_f32(v, p->dtype);
 }
 
+double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C,
+                           int64_t i, int64_t j, double *abs_sum)
+{
+    double acc = 0.0, mag = 0.0;
+    for (int64_t l = 0; l < p->k; l++) {
+        double t = a_at(p, A, i, l) * b_at(p, B, l, j);
+        acc += t;
+        mag += fabs(t);
+    }
+    double out = (double)p->alpha * acc;
+    mag *= fabs((double)p->alpha);
+    if (p->beta != 0.0f) {
+        double c = (double)p->beta * (double)hg__to_f32(C[i * p->ldc + j], p->dtype);
+        out += c;
+        mag += fabs(c);
+    }
+    if (abs_sum) *abs_sum = mag;
+    return out;
+}
+
 double hg__ref_element(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C, int64_t i,
                        int64_t j)
 {
-    double acc = 0.0;
-    for (int64_t l = 0; l < p->k; l++) acc += a_at(p, A, i, l) * b_at(p, B, l, j);
-    double out = (double)p->alpha * acc;
-    if (p->beta != 0.0f) out += (double)p->beta * (double)hg__to_f32(C[i * p->ldc + j], p->dtype);
-    return out;
+    return hg__ref_element_abs(p, A, B, C, i, j, NULL);
 }
 
 void hg__ref_gemm(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C, double *ref)

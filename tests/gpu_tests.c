@@ -1,0 +1,357 @@
+/*
+ * The GPU tier: every registered kernel against the float64 CPU reference on
+ * the shapes of DESIGN.md's "Checking" list, both dtypes, poisoned outputs
+ * (NaN bits where beta = 0, known values where beta != 0), and sentinels in
+ * C's padding columns that must survive. Fresh random inputs per case.
+ *
+ * Per element: |x - ref| <= rtol * |ref| + 2^-18 * S, where S is the sum of
+ * the magnitudes of the element's terms (the scale of fp32 accumulation
+ * error) and rtol is the output type's rounding (2^-10 fp16, 2^-7 bf16, twice
+ * the half-ulp). Also the relative Frobenius error. NaN never passes.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "hg_internal.h"
+#include "testlib.h"
+
+#define POISON 0xFFFFu   /* NaN in fp16 and in bf16 */
+#define SENTINEL 0x1234u /* what C's padding columns hold; must survive */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rng_next(void)
+{
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+/* Uniform in [-1, 1], rounded to the element type. */
+static uint16_t rand_elem(hg_dtype dt)
+{
+    float f = (float)((double)(rng_next() >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+    return hg__from_f32(f, dt);
+}
+
+/* Large buffers repeat a random block of a prime length: fast to make, and an
+ * index that wraps at 2^31 or 2^32 lands on a different value. */
+#define RANDOM_PERIOD 1000003u
+
+static void fill_random(uint16_t *p, size_t n, hg_dtype dt)
+{
+    size_t fresh = n < RANDOM_PERIOD ? n : RANDOM_PERIOD;
+    for (size_t i = 0; i < fresh; i++) p[i] = rand_elem(dt);
+    for (size_t i = fresh; i < n; i += fresh) memcpy(p + i, p, (n - i < fresh ? n - i : fresh) * 2);
+}
+
+static int is_nan_bits(uint16_t v, hg_dtype dt)
+{
+    return dt == HG_BF16 ? (v & 0x7F80) == 0x7F80 && (v & 0x7F) : (v & 0x7C00) == 0x7C00 && (v & 0x3FF);
+}
+
+typedef struct {
+    hg_op opA, opB;
+    int64_t m, n, k;
+    int64_t pad; /* extra elements per row of A, B and C */
+    float alpha, beta;
+    int misalign; /* offset A, B and C by one element (2-byte aligned only) */
+} gcase;
+
+static int cuda_ok(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return 1;
+    CHECK(0, "%s: %s", what, cudaGetErrorString(e));
+    (void)cudaGetLastError();
+    return 0;
+}
+
+static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+/* Runs one case on kernel `kid` (AUTO allowed) and checks it. Returns 1 when
+ * the case ran and passed. */
+static int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
+{
+    const int tma = kid != HG_KERNEL_GENERIC && kid != HG_KERNEL_AUTO;
+    int64_t rows_a = c->opA == HG_OP_N ? c->m : c->k, cols_a = c->opA == HG_OP_N ? c->k : c->m;
+    int64_t rows_b = c->opB == HG_OP_N ? c->k : c->n, cols_b = c->opB == HG_OP_N ? c->n : c->k;
+    int64_t lda = cols_a + c->pad, ldb = cols_b + c->pad, ldc = c->n + c->pad;
+    if (lda < 1) lda = 1;
+    if (ldb < 1) ldb = 1;
+    if (ldc < 1) ldc = 1;
+    if (tma) { /* what TMA needs: leading dimensions multiples of 8 */
+        lda = round_up(lda, 8);
+        ldb = round_up(ldb, 8);
+        ldc = round_up(ldc, 8);
+    }
+    size_t na = (size_t)(rows_a * lda), nb = (size_t)(rows_b * ldb), nc = (size_t)(c->m * ldc);
+    const size_t slack = 8;
+    uint16_t *hA = (uint16_t *)malloc((na + 1) * 2), *hB = (uint16_t *)malloc((nb + 1) * 2);
+    uint16_t *hC = (uint16_t *)malloc((nc + 1) * 2), *hOut = (uint16_t *)malloc((nc + 1) * 2);
+    if (!hA || !hB || !hC || !hOut) {
+        CHECK(0, "host allocation of %zu elements", na + nb + 2 * nc);
+        free(hA), free(hB), free(hC), free(hOut);
+        return 0;
+    }
+    fill_random(hA, na, dt);
+    fill_random(hB, nb, dt);
+    for (int64_t i = 0; i < c->m; i++)
+        for (int64_t j = 0; j < ldc; j++)
+            hC[i * ldc + j] = j >= c->n ? SENTINEL : c->beta != 0.0f ? rand_elem(dt) : POISON;
+
+    char *dA = NULL, *dB = NULL, *dC = NULL;
+    int ok = cuda_ok(cudaMalloc((void **)&dA, (na + slack) * 2), "cudaMalloc A") &&
+             cuda_ok(cudaMalloc((void **)&dB, (nb + slack) * 2), "cudaMalloc B") &&
+             cuda_ok(cudaMalloc((void **)&dC, (nc + slack) * 2), "cudaMalloc C");
+    size_t off = c->misalign ? 2 : 0;
+    if (ok)
+        ok = cuda_ok(cudaMemcpy(dA + off, hA, na * 2, cudaMemcpyHostToDevice), "copy A") &&
+             cuda_ok(cudaMemcpy(dB + off, hB, nb * 2, cudaMemcpyHostToDevice), "copy B") &&
+             cuda_ok(cudaMemcpy(dC + off, hC, nc * 2, cudaMemcpyHostToDevice), "copy C");
+    const char *kname = hg_kernel_name(kid);
+    char what[200];
+    snprintf(what, sizeof what, "%s %s%s %s m=%lld n=%lld k=%lld pad=%lld alpha=%g beta=%g%s", kname,
+             c->opA == HG_OP_N ? "N" : "T", c->opB == HG_OP_N ? "N" : "T", dt == HG_BF16 ? "bf16" : "f16",
+             (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->pad, c->alpha, c->beta,
+             c->misalign ? " misaligned" : "");
+    if (ok) {
+        CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", what);
+        hg_status s = hg_gemm(h, c->opA, c->opB, c->m, c->n, c->k, c->alpha, dA + off, lda, dB + off, ldb, c->beta,
+                              dC + off, ldc, dt);
+        CHECK(s == HG_STATUS_SUCCESS, "%s: %s (%s)", what, hg_status_string(s), hg_last_error(h));
+        ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaDeviceSynchronize(), what) &&
+             cuda_ok(cudaMemcpy(hOut, dC + off, nc * 2, cudaMemcpyDeviceToHost), "copy C back");
+    }
+    if (ok) {
+        hg__problem p;
+        memset(&p, 0, sizeof p);
+        p.opA = c->opA;
+        p.opB = c->opB;
+        p.m = c->m;
+        p.n = c->n;
+        p.k = c->k;
+        p.alpha = c->alpha;
+        p.beta = c->beta;
+        p.lda = lda;
+        p.ldb = ldb;
+        p.ldc = ldc;
+        p.dtype = dt;
+        const double rtol = dt == HG_BF16 ? 1.0 / 128 : 1.0 / 1024;
+        /* Every element written (no NaN from the poison), padding untouched. */
+        int64_t unwritten = 0, pad_hit = 0;
+        for (int64_t i = 0; i < c->m; i++)
+            for (int64_t j = 0; j < ldc; j++) {
+                uint16_t v = hOut[i * ldc + j];
+                if (j >= c->n) pad_hit += v != SENTINEL;
+                else unwritten += is_nan_bits(v, dt);
+            }
+        CHECK(unwritten == 0, "%s: %lld elements NaN (unwritten or wrong)", what, (long long)unwritten);
+        CHECK(pad_hit == 0, "%s: %lld padding elements overwritten", what, (long long)pad_hit);
+        /* The values: all of them when cheap, else a sample plus the edges. */
+        int full = (double)c->m * (double)c->n * (double)(c->k + 1) <= (double)(1 << 27);
+        int64_t samples = full ? c->m * c->n : 3000;
+        int64_t bad = 0;
+        double num = 0, den = 0, maxerr = 0;
+        for (int64_t s = 0; s < samples; s++) {
+            int64_t i, j;
+            if (full) {
+                i = s / c->n;
+                j = s % c->n;
+            } else if (s < 8) { /* corners and the last row / column */
+                i = (s & 1) ? c->m - 1 : 0;
+                j = (s & 2) ? c->n - 1 : 0;
+                if (s >= 4) i = (int64_t)(rng_next() % (uint64_t)c->m), j = s == 4 ? c->n - 1 : j;
+            } else {
+                i = (int64_t)(rng_next() % (uint64_t)c->m);
+                j = (int64_t)(rng_next() % (uint64_t)c->n);
+            }
+            double mag;
+            double ref = hg__ref_element_abs(&p, hA, hB, hC, i, j, &mag);
+            double x = hg__to_f32(hOut[i * ldc + j], dt);
+            double err = fabs(x - ref);
+            double bound = rtol * fabs(ref) + ldexp(mag, -18) + 1e-7;
+            num += (x - ref) * (x - ref);
+            den += ref * ref;
+            if (err > maxerr || isnan(err)) maxerr = err;
+            if (!(err <= bound)) {
+                if (bad < 4)
+                    printf("    %s: C[%lld,%lld] = %.6g, want %.6g (|err| %.3g > bound %.3g)\n", what, (long long)i,
+                           (long long)j, x, ref, err, bound);
+                bad++;
+            }
+        }
+        CHECK(bad == 0, "%s: %lld of %lld checked elements out of bounds (max err %.3g)", what, (long long)bad,
+              (long long)samples, maxerr);
+        double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+        CHECK(rel <= (dt == HG_BF16 ? 8e-3 : 1e-3), "%s: relative Frobenius error %.3g", what, rel);
+        ok = bad == 0 && unwritten == 0 && pad_hit == 0;
+    }
+    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+    free(hA), free(hB), free(hC), free(hOut);
+    return ok;
+}
+
+/* DESIGN.md's "Checking" shapes for the TN layout, which every kernel serves. */
+static const gcase tn_cases[] = {
+    {HG_OP_N, HG_OP_T, 128, 128, 64, 0, 1.0f, 0.0f, 0},     /* one tile */
+    {HG_OP_N, HG_OP_T, 256, 640, 128, 0, 1.0f, 0.0f, 0},    /* tile multiples */
+    {HG_OP_N, HG_OP_T, 1, 1, 1, 0, 1.0f, 0.0f, 0},          /* the smallest */
+    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0},       /* m of 1 */
+    {HG_OP_N, HG_OP_T, 300, 1, 64, 0, 1.0f, 0.0f, 0},       /* n of 1 */
+    {HG_OP_N, HG_OP_T, 200, 72, 1, 0, 1.0f, 0.0f, 0},       /* k of 1 */
+    {HG_OP_N, HG_OP_T, 100, 320, 64, 0, 1.0f, 0.0f, 0},     /* a cluster's second tile wholly outside */
+    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0},    /* nothing a multiple */
+    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0},   /* beta != 0, alpha != 1, larger lds */
+    {HG_OP_N, HG_OP_T, 128, 320, 40, 16, 2.0f, -1.0f, 0},   /* k below one block, beta */
+    {HG_OP_N, HG_OP_T, 640, 960, 128, 0, 1.0f, 0.0f, 0},    /* k of 2 blocks: fewer than the stages */
+    {HG_OP_N, HG_OP_T, 1000, 1000, 520, 24, 1.0f, 0.0f, 0}, /* k not a multiple of 64 */
+    {HG_OP_N, HG_OP_T, 777, 555, 1000, 0, 1.0f, 1.0f, 0},
+    {HG_OP_N, HG_OP_T, 2048, 2048, 2048, 0, 1.0f, 0.0f, 0}, /* large: sampled */
+    {HG_OP_N, HG_OP_T, 4096, 4352, 1024, 0, 1.0f, 0.0f, 0}, /* more tiles than SMs, several rounds */
+    {HG_OP_N, HG_OP_T, 3000, 5000, 700, 8, 0.5f, 0.5f, 0},
+};
+
+/* Small shapes for compute-sanitizer (slow) and quick runs. */
+static const gcase quick_cases[] = {
+    {HG_OP_N, HG_OP_T, 100, 200, 72, 0, 1.0f, 0.0f, 0},
+    {HG_OP_N, HG_OP_T, 300, 330, 130, 8, 1.0f, 0.5f, 0},
+    {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 1.0f, 0.0f, 0},
+};
+
+static hg_handle gpu_handle(void)
+{
+    hg_handle h = NULL;
+    hg_status s = hg_create(&h);
+    CHECK(s == HG_STATUS_SUCCESS, "hg_create: %s", hg_last_error(NULL));
+    return s == HG_STATUS_SUCCESS ? h : NULL;
+}
+
+static void run_kernel_tn(hg_kernel kid)
+{
+    if (hg__find_kernel(kid) == NULL) SKIP("not registered in this build");
+    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, hg_kernel_name(kid)) != 0)
+        SKIP("filtered out by --kernel");
+    hg_handle h = gpu_handle();
+    if (!h) return;
+    const gcase *cases = hg_gpu_quick ? quick_cases : tn_cases;
+    size_t n = hg_gpu_quick ? sizeof quick_cases / sizeof quick_cases[0] : sizeof tn_cases / sizeof tn_cases[0];
+    for (int dt = 0; dt < 2; dt++)
+        for (size_t i = 0; i < n; i++) run_case(h, kid, &cases[i], (hg_dtype)dt);
+    hg_destroy(h);
+}
+
+static void test_v0(void) { run_kernel_tn(HG_KERNEL_V0); }
+static void test_v1(void) { run_kernel_tn(HG_KERNEL_V1); }
+static void test_v2(void) { run_kernel_tn(HG_KERNEL_V2); }
+static void test_v3(void) { run_kernel_tn(HG_KERNEL_V3); }
+static void test_v4(void) { run_kernel_tn(HG_KERNEL_V4); }
+static void test_v5(void) { run_kernel_tn(HG_KERNEL_V5); }
+static void test_v6(void) { run_kernel_tn(HG_KERNEL_V6); }
+
+/* The generic kernel: the TN shapes, then every layout, misaligned pointers,
+ * odd leading dimensions, k = 0. */
+static void test_generic(void)
+{
+    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "generic") != 0) SKIP("filtered out by --kernel");
+    run_kernel_tn(HG_KERNEL_GENERIC);
+    hg_handle h = gpu_handle();
+    if (!h) return;
+    static const int64_t shapes[][4] = {
+        /* m, n, k, pad */
+        {1, 1, 1, 0},    {1, 77, 33, 1},  {77, 1, 33, 3},   {64, 64, 64, 0},    {130, 67, 35, 5},
+        {200, 72, 1, 0}, {33, 45, 0, 2},  {256, 256, 8, 1}, {513, 257, 300, 7}, {1024, 768, 520, 0},
+    };
+    static const float ab[][2] = {{1.0f, 0.0f}, {-1.5f, 0.5f}};
+    size_t nshapes = sizeof shapes / sizeof shapes[0];
+    for (int layout = 0; layout < 4; layout++)
+        for (int dt = 0; dt < 2; dt++)
+            for (size_t s = 0; s < nshapes; s++) {
+                if (hg_gpu_quick && s % 3 != 1) continue;
+                gcase c;
+                c.opA = (hg_op)(layout & 1);
+                c.opB = (hg_op)(layout >> 1);
+                c.m = shapes[s][0];
+                c.n = shapes[s][1];
+                c.k = shapes[s][2];
+                c.pad = shapes[s][3];
+                c.alpha = ab[s % 2][0];
+                c.beta = ab[s % 2][1];
+                c.misalign = (int)(s % 3 == 2);
+                run_case(h, HG_KERNEL_GENERIC, &c, (hg_dtype)dt);
+            }
+    /* k = 0: C = beta C, with beta = 0 writing zeros over NaN. */
+    gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 0.0f, 0};
+    run_case(h, HG_KERNEL_GENERIC, &z, HG_F16);
+    z.beta = -2.0f;
+    run_case(h, HG_KERNEL_GENERIC, &z, HG_BF16);
+    hg_destroy(h);
+}
+
+/* AUTO: right on what the V-kernels serve and on what only generic serves. */
+static void test_auto(void)
+{
+    if (hg_gpu_kernel_filter) SKIP("filtered out by --kernel");
+    hg_handle h = gpu_handle();
+    if (!h) return;
+    static const gcase cases[] = {
+        {HG_OP_N, HG_OP_T, 1000, 1000, 520, 0, 1.0f, 0.0f, 0}, {HG_OP_N, HG_OP_T, 333, 444, 555, 0, 1.0f, 0.0f, 1},
+        {HG_OP_T, HG_OP_N, 333, 444, 555, 0, 1.0f, 0.0f, 0},   {HG_OP_N, HG_OP_N, 100, 100, 100, 3, 1.0f, 1.0f, 0},
+        {HG_OP_T, HG_OP_T, 64, 64, 0, 0, 1.0f, 0.25f, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int dt = 0; dt < 2; dt++) run_case(h, HG_KERNEL_AUTO, &cases[i], (hg_dtype)dt);
+    hg_destroy(h);
+}
+
+/* A stream set with hg_set_stream is the one the work runs on. */
+static void test_stream(void)
+{
+    if (hg_gpu_kernel_filter) SKIP("filtered out by --kernel");
+    hg_handle h = gpu_handle();
+    if (!h) return;
+    cudaStream_t st;
+    if (!cuda_ok(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream")) return;
+    CHECK(hg_set_stream(h, (struct CUstream_st *)st) == HG_STATUS_SUCCESS, "set_stream");
+    gcase c = {HG_OP_N, HG_OP_T, 512, 512, 512, 0, 1.0f, 0.0f, 0};
+    run_case(h, HG_KERNEL_AUTO, &c, HG_F16);
+    cudaStreamDestroy(st);
+    hg_destroy(h);
+}
+
+/* Matrices of more than 2^31 elements: 64-bit index arithmetic. C of
+ * 65600 x 32776 (2.15e9 elements, 4.3 GB) with a small k; for generic also A
+ * of 2^31+ elements with a small n. Sampled checks reach the far corners. */
+static void test_large(void)
+{
+    if (hg_gpu_quick) SKIP("--quick");
+    hg_handle h = gpu_handle();
+    if (!h) return;
+    for (int i = 0; i < hg_kernel_count(); i++) {
+        hg_kernel kid;
+        const char *name = hg_kernel_info(i, &kid, NULL);
+        if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0) continue;
+        gcase c = {HG_OP_N, HG_OP_T, 65600, 32776, 72, 0, 1.0f, 0.0f, 0};
+        run_case(h, kid, &c, HG_F16);
+        if (kid == HG_KERNEL_GENERIC) {
+            gcase t = {HG_OP_T, HG_OP_N, 40, 40000, 72, 0, 1.0f, 0.0f, 0};
+            run_case(h, kid, &t, HG_BF16); /* NT: index math of both transposed loads */
+        }
+        gcase a = {HG_OP_N, HG_OP_T, 262151, 24, 8200, 0, 1.0f, 0.0f, 0};
+        run_case(h, kid, &a, HG_BF16);
+    }
+    hg_destroy(h);
+}
+
+const hg_test_case hg_gpu_tests[] = {
+    {"gpu/generic", test_generic}, {"gpu/v0", test_v0},       {"gpu/v1", test_v1},       {"gpu/v2", test_v2},
+    {"gpu/v3", test_v3},           {"gpu/v4", test_v4},       {"gpu/v5", test_v5},       {"gpu/v6", test_v6},
+    {"gpu/auto", test_auto},       {"gpu/stream", test_stream}, {"gpu/large", test_large},
+};
+const int hg_gpu_test_count = (int)(sizeof hg_gpu_tests / sizeof hg_gpu_tests[0]);

@@ -1,0 +1,538 @@
+/*
+ * hopgemm's test runner. The CPU tier runs everywhere; the GPU tier
+ * (gpu_tests.c) runs where hg_create finds a device and is counted as
+ * skipped, with the reason, where it does not.
+ *
+ *   hg-tests [--cpu-only | --gpu-only] [--quick] [--kernel NAME]
+ *
+ * Ends with the line "N passed, N failed, N skipped"; exits non-zero when a
+ * test failed.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hg_internal.h"
+#include "testlib.h"
+#include "tiling.h"
+
+hg_test_state hg_t;
+int hg_gpu_quick;
+const char *hg_gpu_kernel_filter;
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static hg__device fake_device(int major, int minor)
+{
+    hg__device d;
+    memset(&d, 0, sizeof d);
+    d.cc_major = major;
+    d.cc_minor = minor;
+    d.sm_count = 132;
+    d.smem_optin = 232448;
+    d.l2_bytes = 60 * 1024 * 1024;
+    d.cluster_launch = 1;
+    return d;
+}
+
+static hg_handle fake_handle(int major, int minor)
+{
+    hg__device d = fake_device(major, minor);
+    hg_handle h = NULL;
+    if (hg__create_for_device(&h, &d) != HG_STATUS_SUCCESS) return NULL;
+    return h;
+}
+
+/* ---- status strings, names, the kernel table ------------------------------ */
+
+static void test_status_strings(void)
+{
+    static const char *names[] = {"HG_STATUS_SUCCESS",         "HG_STATUS_INVALID_VALUE", "HG_STATUS_NOT_SUPPORTED",
+                                  "HG_STATUS_NO_DEVICE",       "HG_STATUS_ARCH_MISMATCH", "HG_STATUS_ALLOC_FAILED",
+                                  "HG_STATUS_EXECUTION_FAILED", "HG_STATUS_INTERNAL_ERROR"};
+    for (int s = 0; s < 8; s++)
+        CHECK(strcmp(hg_status_string((hg_status)s), names[s]) == 0, "status %d -> %s", s,
+              hg_status_string((hg_status)s));
+    CHECK(strcmp(hg_status_string((hg_status)8), "HG_STATUS_UNKNOWN") == 0, "8 is unknown");
+    CHECK(strcmp(hg_status_string((hg_status)-1), "HG_STATUS_UNKNOWN") == 0, "-1 is unknown");
+    /* The values are pinned by the design. */
+    CHECK(HG_STATUS_SUCCESS == 0 && HG_STATUS_INVALID_VALUE == 1 && HG_STATUS_NOT_SUPPORTED == 2 &&
+              HG_STATUS_NO_DEVICE == 3 && HG_STATUS_ARCH_MISMATCH == 4 && HG_STATUS_ALLOC_FAILED == 5 &&
+              HG_STATUS_EXECUTION_FAILED == 6 && HG_STATUS_INTERNAL_ERROR == 7,
+          "status values moved");
+    CHECK(HG_F16 == 0 && HG_BF16 == 1 && HG_OP_N == 0 && HG_OP_T == 1, "dtype/op values moved");
+    CHECK(HG_KERNEL_AUTO == 0 && HG_KERNEL_GENERIC == 1 && HG_KERNEL_V0 == 10 && HG_KERNEL_V6 == 16,
+          "kernel values moved");
+}
+
+static void test_kernel_names_and_table(void)
+{
+    CHECK(strcmp(hg_kernel_name(HG_KERNEL_AUTO), "auto") == 0, "auto");
+    CHECK(strcmp(hg_kernel_name(HG_KERNEL_GENERIC), "generic") == 0, "generic");
+    CHECK(strcmp(hg_kernel_name(HG_KERNEL_V6), "v6") == 0, "v6");
+    CHECK(hg_kernel_name((hg_kernel)2) == NULL, "2 is no kernel");
+    CHECK(hg_kernel_name((hg_kernel)99) == NULL, "99 is no kernel");
+
+    int n = hg_kernel_count();
+    CHECK(n >= 2, "at least generic and v0 are registered (%d)", n);
+    int generic_at = -1;
+    for (int i = 0; i < n; i++) {
+        hg_kernel id = HG_KERNEL_AUTO;
+        const char *summary = NULL;
+        const char *name = hg_kernel_info(i, &id, &summary);
+        CHECK(name != NULL && summary != NULL && summary[0] != '\0', "entry %d complete", i);
+        if (!name) continue;
+        CHECK(id != HG_KERNEL_AUTO && hg_kernel_name(id) != NULL && strcmp(hg_kernel_name(id), name) == 0,
+              "entry %d: id %d matches name %s", i, (int)id, name);
+        if (id == HG_KERNEL_GENERIC) generic_at = i;
+        for (int j = 0; j < i; j++) {
+            hg_kernel other;
+            hg_kernel_info(j, &other, NULL);
+            CHECK(other != id, "kernel %s registered twice", name);
+        }
+    }
+    CHECK(generic_at == n - 1, "generic is AUTO's last resort (at %d of %d)", generic_at, n);
+    CHECK(hg_kernel_info(n, NULL, NULL) == NULL && hg_kernel_info(-1, NULL, NULL) == NULL, "out of range");
+}
+
+/* ---- handles and invalid arguments ---------------------------------------- */
+
+static void test_null_handle(void)
+{
+    uint16_t buf[64];
+    CHECK(hg_create(NULL) == HG_STATUS_INVALID_VALUE, "hg_create(NULL)");
+    CHECK(hg_last_error(NULL)[0] != '\0', "a sentence for hg_create(NULL)");
+    CHECK(hg_set_stream(NULL, NULL) == HG_STATUS_INVALID_VALUE, "set_stream(NULL)");
+    CHECK(hg_set_kernel(NULL, HG_KERNEL_AUTO) == HG_STATUS_INVALID_VALUE, "set_kernel(NULL)");
+    CHECK(hg_gemm(NULL, HG_OP_N, HG_OP_T, 2, 2, 2, 1.0f, buf, 2, buf + 8, 2, 0.0f, buf + 16, 2, HG_F16) ==
+              HG_STATUS_INVALID_VALUE,
+          "gemm(NULL)");
+    CHECK(strstr(hg_last_error(NULL), "handle") != NULL, "the sentence names the handle: %s", hg_last_error(NULL));
+    hg_kernel k;
+    CHECK(hg_plan(NULL, HG_OP_N, HG_OP_T, 2, 2, 2, buf, 2, buf + 8, 2, buf + 16, 2, HG_F16, &k) ==
+              HG_STATUS_INVALID_VALUE,
+          "plan(NULL)");
+    hg_destroy(NULL); /* a no-op */
+}
+
+static void test_create(void)
+{
+    hg_handle h = NULL;
+    hg_status s = hg_create(&h);
+    if (s == HG_STATUS_NO_DEVICE) {
+        CHECK(h == NULL, "no handle without a device");
+        CHECK(strstr(hg_last_error(NULL), "device") != NULL, "the sentence says why: %s", hg_last_error(NULL));
+    } else {
+        CHECK(s == HG_STATUS_SUCCESS && h != NULL, "hg_create: %s (%s)", hg_status_string(s), hg_last_error(NULL));
+        CHECK(hg_last_error(h)[0] == '\0', "no error on a fresh handle");
+        CHECK(hg_set_stream(h, NULL) == HG_STATUS_SUCCESS, "default stream");
+    }
+    hg_destroy(h);
+}
+
+/* Every argument error: the status, a sentence, and no memory touched (the
+ * "matrices" are host buffers whose contents must not change; nothing may be
+ * launched, which on a machine without a driver would fail anyway). */
+typedef struct {
+    const char *what;
+    hg_op opA, opB;
+    int64_t m, n, k, lda, ldb, ldc;
+    int a_null, b_null, c_null, odd, alias, dtype;
+} bad_case;
+
+static void test_invalid_arguments(void)
+{
+    hg_handle h = fake_handle(9, 0);
+    CHECK(h != NULL, "fake handle");
+    if (!h) return;
+    static const bad_case cases[] = {
+        {"negative m", HG_OP_N, HG_OP_T, -1, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0, 0},
+        {"negative n", HG_OP_N, HG_OP_T, 4, -1, 4, 4, 4, 4, 0, 0, 0, 0, 0, 0},
+        {"negative k", HG_OP_N, HG_OP_T, 4, 4, -5, 4, 4, 4, 0, 0, 0, 0, 0, 0},
+        {"lda < k (opA N)", HG_OP_N, HG_OP_T, 4, 4, 4, 3, 4, 4, 0, 0, 0, 0, 0, 0},
+        {"lda < m (opA T)", HG_OP_T, HG_OP_T, 5, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0, 0},
+        {"ldb < k (opB T)", HG_OP_N, HG_OP_T, 4, 4, 6, 6, 5, 4, 0, 0, 0, 0, 0, 0},
+        {"ldb < n (opB N)", HG_OP_N, HG_OP_N, 4, 7, 4, 4, 6, 7, 0, 0, 0, 0, 0, 0},
+        {"ldc < n", HG_OP_N, HG_OP_T, 4, 4, 4, 4, 4, 3, 0, 0, 0, 0, 0, 0},
+        {"lda = 0", HG_OP_N, HG_OP_T, 4, 4, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0},
+        {"A NULL", HG_OP_N, HG_OP_T, 4, 4, 4, 4, 4, 4, 1, 0, 0, 0, 0, 0},
+        {"B NULL", HG_OP_N, HG_OP_T, 4, 4, 4, 4, 4, 4, 0, 1, 0, 0, 0, 0},
+        {"C NULL", HG_OP_N, HG_OP_T, 4, 4, 4, 4, 4, 4, 0, 0, 1, 0, 0, 0},
+        {"C NULL with k = 0", HG_OP_N, HG_OP_T, 4, 4, 0, 1, 1, 4, 0, 0, 1, 0, 0, 0},
+        {"opA unknown", (hg_op)2, HG_OP_T, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0, 0},
+        {"opB unknown", HG_OP_N, (hg_op)-1, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0, 0},
+        {"dtype unknown", HG_OP_N, HG_OP_T, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0, 2},
+        {"odd pointer", HG_OP_N, HG_OP_T, 4, 4, 4, 4, 4, 4, 0, 0, 0, 1, 0, 0},
+        {"C aliases A", HG_OP_N, HG_OP_T, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 1, 0},
+        {"ld overflows", HG_OP_N, HG_OP_T, 4, 4, 4, INT64_MAX / 2, 4, 4, 0, 0, 0, 0, 0, 0},
+    };
+    static uint16_t mem[3][256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const bad_case *c = &cases[i];
+        for (int b = 0; b < 3; b++)
+            for (int j = 0; j < 256; j++) mem[b][j] = (uint16_t)(0x3C00 + b * 7 + j);
+        const void *A = c->a_null ? NULL : (const void *)mem[0];
+        const void *B = c->b_null ? NULL : (const void *)mem[1];
+        void *C = c->c_null ? NULL : (void *)mem[2];
+        if (c->odd) A = (const char *)A + 1;
+        if (c->alias) C = (void *)(mem[0] + 2);
+        hg_dtype dt = (hg_dtype)c->dtype;
+        hg_status s = hg_gemm(h, c->opA, c->opB, c->m, c->n, c->k, 1.0f, A, c->lda, B, c->ldb, 0.5f, C, c->ldc, dt);
+        CHECK(s == HG_STATUS_INVALID_VALUE, "%s: got %s", c->what, hg_status_string(s));
+        CHECK(strlen(hg_last_error(h)) > 10, "%s: a sentence (%s)", c->what, hg_last_error(h));
+        hg_kernel k;
+        s = hg_plan(h, c->opA, c->opB, c->m, c->n, c->k, A, c->lda, B, c->ldb, C, c->ldc, dt, &k);
+        CHECK(s == HG_STATUS_INVALID_VALUE, "%s (plan): got %s", c->what, hg_status_string(s));
+        int same = 1;
+        for (int b = 0; b < 3; b++)
+            for (int j = 0; j < 256; j++) same &= mem[b][j] == (uint16_t)(0x3C00 + b * 7 + j);
+        CHECK(same, "%s: memory was touched", c->what);
+    }
+    /* Empty problems are valid with NULL pointers and nothing is launched. */
+    CHECK(hg_gemm(h, HG_OP_N, HG_OP_T, 0, 5, 5, 1.0f, NULL, 5, NULL, 5, 0.0f, NULL, 5, HG_F16) == HG_STATUS_SUCCESS,
+          "m = 0 does nothing: %s", hg_last_error(h));
+    CHECK(hg_gemm(h, HG_OP_T, HG_OP_N, 5, 0, 5, 1.0f, NULL, 5, NULL, 1, 0.0f, NULL, 1, HG_BF16) == HG_STATUS_SUCCESS,
+          "n = 0 does nothing: %s", hg_last_error(h));
+    hg_kernel k = HG_KERNEL_AUTO;
+    CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 3, 3, 0, NULL, 1, NULL, 1, mem[2], 3, HG_F16, &k) == HG_STATUS_SUCCESS &&
+              k == HG_KERNEL_GENERIC,
+          "k = 0 with NULL A and B is valid and goes to generic");
+    CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 3, 3, 3, mem[0], 3, mem[1], 3, mem[2], 3, HG_F16, NULL) ==
+              HG_STATUS_INVALID_VALUE,
+          "plan with chosen NULL");
+    /* Kernel choice. */
+    CHECK(hg_set_kernel(h, (hg_kernel)5) == HG_STATUS_INVALID_VALUE, "5 is not a kernel");
+    CHECK(hg_set_kernel(h, (hg_kernel)17) == HG_STATUS_INVALID_VALUE, "17 is not a kernel");
+    CHECK(hg_set_kernel(h, HG_KERNEL_GENERIC) == HG_STATUS_SUCCESS, "generic is always there");
+    for (int id = HG_KERNEL_V0; id <= HG_KERNEL_V6; id++) {
+        hg_status s = hg_set_kernel(h, (hg_kernel)id);
+        if (hg__find_kernel((hg_kernel)id))
+            CHECK(s == HG_STATUS_SUCCESS, "%s is registered", hg_kernel_name((hg_kernel)id));
+        else
+            CHECK(s == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "not built"), "%s is not registered",
+                  hg_kernel_name((hg_kernel)id));
+    }
+    hg_destroy(h);
+}
+
+static void test_arch_mismatch(void)
+{
+    hg_handle h = fake_handle(8, 0);
+    CHECK(h != NULL, "fake handle");
+    if (!h) return;
+    static uint16_t mem[3][64];
+    hg_status s = hg_gemm(h, HG_OP_N, HG_OP_T, 4, 4, 4, 1.0f, mem[0], 4, mem[1], 4, 0.0f, mem[2], 4, HG_F16);
+    CHECK(s == HG_STATUS_ARCH_MISMATCH, "sm_80: got %s", hg_status_string(s));
+    CHECK(strstr(hg_last_error(h), "sm_80") != NULL, "the sentence names the arch: %s", hg_last_error(h));
+    hg_destroy(h);
+    h = fake_handle(10, 0);
+    if (!h) return;
+    s = hg_gemm(h, HG_OP_N, HG_OP_T, 4, 4, 4, 1.0f, mem[0], 4, mem[1], 4, 0.0f, mem[2], 4, HG_F16);
+    CHECK(s == HG_STATUS_ARCH_MISMATCH, "sm_100: got %s", hg_status_string(s));
+    hg_destroy(h);
+}
+
+/* AUTO's choices and an explicit kernel's refusals, on a made-up sm_90. The
+ * pointers are never dereferenced: hg_plan launches nothing. */
+static void test_dispatch(void)
+{
+    hg_handle h = fake_handle(9, 0);
+    if (!h) return;
+    char *base = (char *)(uintptr_t)0x10000000; /* 16-byte aligned, never touched */
+    const void *A = base, *B = base + (1 << 24);
+    void *C = base + (2 << 24);
+    hg_kernel first;
+    hg_kernel_info(0, &first, NULL);
+    hg_kernel k = HG_KERNEL_AUTO;
+    CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 256, A, 256, B, 256, C, 256, HG_F16, &k) == HG_STATUS_SUCCESS &&
+              k == first,
+          "TN aligned takes the first kernel (%s), got %s", hg_kernel_name(first), hg_kernel_name(k));
+    static const hg_op ops[3][2] = {{HG_OP_N, HG_OP_N}, {HG_OP_T, HG_OP_T}, {HG_OP_T, HG_OP_N}};
+    for (int i = 0; i < 3; i++) {
+        CHECK(hg_plan(h, ops[i][0], ops[i][1], 256, 256, 256, A, 256, B, 256, C, 256, HG_BF16, &k) ==
+                      HG_STATUS_SUCCESS &&
+                  k == HG_KERNEL_GENERIC,
+              "layout %d goes to generic", i);
+    }
+    CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 256, base + 2, 256, B, 256, C, 256, HG_F16, &k) ==
+                  HG_STATUS_SUCCESS &&
+              k == HG_KERNEL_GENERIC,
+          "a 2-byte aligned A goes to generic");
+    CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 250, A, 250, B, 256, C, 256, HG_F16, &k) == HG_STATUS_SUCCESS &&
+              k == HG_KERNEL_GENERIC,
+          "lda not a multiple of 8 goes to generic");
+    CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 256, 250, 256, A, 256, B, 256, C, 250, HG_F16, &k) == HG_STATUS_SUCCESS &&
+              k == HG_KERNEL_GENERIC,
+          "ldc not a multiple of 8 goes to generic");
+    CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 255, 251, 77, A, 80, B, 88, C, 256, HG_F16, &k) == HG_STATUS_SUCCESS &&
+              k == first,
+          "odd m, n, k with aligned lds still take %s", hg_kernel_name(first));
+    /* An explicit V-kernel refuses what it cannot serve, with the reason. */
+    for (int i = 0; i < hg_kernel_count(); i++) {
+        hg_kernel id;
+        const char *name = hg_kernel_info(i, &id, NULL);
+        if (id == HG_KERNEL_GENERIC) continue;
+        CHECK(hg_set_kernel(h, id) == HG_STATUS_SUCCESS, "choose %s", name);
+        hg_status s = hg_plan(h, HG_OP_T, HG_OP_T, 256, 256, 256, A, 256, B, 256, C, 256, HG_F16, &k);
+        CHECK(s == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "TN") != NULL, "%s refuses NN: %s (%s)",
+              name, hg_status_string(s), hg_last_error(h));
+        s = hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 256, base + 2, 256, B, 256, C, 256, HG_F16, &k);
+        CHECK(s == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "aligned") != NULL,
+              "%s refuses a misaligned A: %s", name, hg_last_error(h));
+        s = hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 256, A, 256, B, 256, C, 256, HG_BF16, &k);
+        CHECK(s == HG_STATUS_SUCCESS && k == id, "%s serves TN bf16", name);
+        s = hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 0, A, 256, B, 256, C, 256, HG_BF16, &k);
+        CHECK(s == HG_STATUS_SUCCESS && k == HG_KERNEL_GENERIC, "k = 0 with %s chosen is C = beta C by generic",
+              name);
+    }
+    hg_destroy(h);
+}
+
+/* ---- the CPU reference ---------------------------------------------------- */
+
+static void test_conversions(void)
+{
+    CHECK(hg__f32_to_f16(1.0f) == 0x3C00, "1.0");
+    CHECK(hg__f32_to_f16(-2.0f) == 0xC000, "-2.0");
+    CHECK(hg__f32_to_f16(65504.0f) == 0x7BFF, "max half");
+    CHECK(hg__f32_to_f16(65520.0f) == 0x7C00, "65520 rounds to inf");
+    CHECK(hg__f32_to_f16(65519.0f) == 0x7BFF, "65519 rounds to max");
+    CHECK(hg__f32_to_f16(5.9604644775390625e-8f) == 0x0001, "smallest subnormal");
+    CHECK(hg__f32_to_f16(2.98e-8f) == 0x0000, "below half the smallest subnormal");
+    CHECK(hg__f32_to_f16(1.0f + 1.0f / 2048) == 0x3C00, "tie to even (down)");
+    CHECK(hg__f32_to_f16(1.0f + 3.0f / 2048) == 0x3C02, "tie to even (up)");
+    CHECK(hg__f32_to_f16(6.103515625e-05f) == 0x0400, "smallest normal");
+    CHECK(isnan(hg__f16_to_f32(0x7E00)) && isinf(hg__f16_to_f32(0x7C00)), "nan, inf");
+    CHECK(hg__f32_to_bf16(1.0f) == 0x3F80, "bf16 1.0");
+    CHECK(hg__f32_to_bf16(1.0f + 1.0f / 256) == 0x3F80, "bf16 tie to even (down)");
+    CHECK(hg__f32_to_bf16(1.0f + 3.0f / 256) == 0x3F82, "bf16 tie to even (up)");
+    int bad = 0;
+    for (uint32_t v = 0; v < 65536; v++) {
+        uint16_t h = (uint16_t)v;
+        float f = hg__f16_to_f32(h);
+        if (!isnan(f) && hg__f32_to_f16(f) != h) bad++;
+        float g = hg__bf16_to_f32(h);
+        if (!isnan(g) && hg__f32_to_bf16(g) != h) bad++;
+    }
+    CHECK(bad == 0, "%d bit patterns do not round-trip", bad);
+}
+
+/* C = alpha op(A) op(B) + beta C with op(A) = [[1,2],[3,4],[5,6]] (3x2) and
+ * op(B) = [[1,0,2,1],[0,1,1,-1]] (2x4), computed by hand:
+ * op(A) op(B) = [[1,2,4,-1],[3,4,10,-1],[5,6,16,-1]]. */
+static void test_reference_by_hand(void)
+{
+    const float a[3][2] = {{1, 2}, {3, 4}, {5, 6}};
+    const float b[2][4] = {{1, 0, 2, 1}, {0, 1, 1, -1}};
+    const double prod[3][4] = {{1, 2, 4, -1}, {3, 4, 10, -1}, {5, 6, 16, -1}};
+    for (int layout = 0; layout < 4; layout++)
+        for (int dt = 0; dt < 2; dt++) {
+            hg__problem p;
+            memset(&p, 0, sizeof p);
+            p.opA = (hg_op)(layout & 1);
+            p.opB = (hg_op)(layout >> 1);
+            p.m = 3;
+            p.n = 4;
+            p.k = 2;
+            p.alpha = 2.0f;
+            p.beta = -1.0f;
+            p.dtype = (hg_dtype)dt;
+            uint16_t A[16], B[16], C[16];
+            p.lda = p.opA == HG_OP_N ? 3 : 4; /* larger than needed */
+            p.ldb = p.opB == HG_OP_N ? 5 : 3;
+            p.ldc = 5;
+            for (int i = 0; i < 3; i++)
+                for (int l = 0; l < 2; l++)
+                    A[p.opA == HG_OP_N ? i * p.lda + l : l * p.lda + i] = hg__from_f32(a[i][l], p.dtype);
+            for (int l = 0; l < 2; l++)
+                for (int j = 0; j < 4; j++)
+                    B[p.opB == HG_OP_N ? l * p.ldb + j : j * p.ldb + l] = hg__from_f32(b[l][j], p.dtype);
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 4; j++) C[i * 5 + j] = hg__from_f32((float)(i + j), p.dtype);
+            double ref[12];
+            hg__ref_gemm(&p, A, B, C, ref);
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 4; j++) {
+                    double want = 2.0 * prod[i][j] - (double)(i + j);
+                    CHECK(ref[i * 4 + j] == want, "layout %d dt %d (%d,%d): %g != %g", layout, dt, i, j,
+                          ref[i * 4 + j], want);
+                }
+            double mag;
+            double v = hg__ref_element_abs(&p, A, B, C, 2, 2, &mag);
+            CHECK(v == 30.0 && mag == 2.0 * (10 + 6) + 4.0, "abs sum: %g %g", v, mag);
+        }
+    /* beta = 0 never reads C: NaN there does not leak. */
+    hg__problem p;
+    memset(&p, 0, sizeof p);
+    p.opA = HG_OP_N;
+    p.opB = HG_OP_T;
+    p.m = p.n = p.k = 1;
+    p.lda = p.ldb = p.ldc = 1;
+    p.alpha = 1.0f;
+    uint16_t one = 0x3C00, nan = 0x7E00;
+    CHECK(hg__ref_element(&p, &one, &one, &nan, 0, 0) == 1.0, "beta = 0 ignores C");
+}
+
+/* ---- host-side tile logic --------------------------------------------------- */
+
+static void test_rasterization(void)
+{
+    static const int64_t shapes[][3] = {{1, 1, 4}, {7, 5, 4}, {8, 8, 8}, {13, 33, 8}, {64, 64, 4}, {3, 100, 8}, {100, 3, 4}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int64_t mb = shapes[s][0], nb = shapes[s][1], g = shapes[s][2];
+        char *seen = (char *)calloc((size_t)(mb * nb), 1);
+        int ok = 1, band_ok = 1;
+        for (int64_t t = 0; t < mb * nb; t++) {
+            int64_t m, n;
+            hg_raster_tile(t, mb, nb, g, &m, &n);
+            if (m < 0 || m >= mb || n < 0 || n >= nb || seen[m * nb + n]) {
+                ok = 0;
+                break;
+            }
+            seen[m * nb + n] = 1;
+            if (n / g != t / (mb * g)) band_ok = 0; /* each band of g columns is walked whole */
+        }
+        CHECK(ok, "raster %lldx%lld group %lld is a bijection", (long long)mb, (long long)nb, (long long)g);
+        CHECK(band_ok, "raster %lldx%lld group %lld walks bands in order", (long long)mb, (long long)nb, (long long)g);
+        free(seen);
+    }
+    int64_t m, n;
+    hg_raster_tile(5, 4, 8, 4, &m, &n); /* band 0 (cols 0-3), row 1, col 1 */
+    CHECK(m == 1 && n == 1, "tile 5 of 4x8 group 4 is (1,1), got (%lld,%lld)", (long long)m, (long long)n);
+    hg_raster_tile(4 * 8 - 1, 4, 8, 4, &m, &n);
+    CHECK(m == 3 && n == 7, "last tile is (3,7)");
+    hg_raster_tile(12, 4, 5, 4, &m, &n); /* narrow last band: 1 column wide */
+    CHECK(m == 0 && n == 4, "first tile of the narrow band is (0,4), got (%lld,%lld)", (long long)m, (long long)n);
+    CHECK(hg_cdiv(0, 64) == 0 && hg_cdiv(1, 64) == 1 && hg_cdiv(64, 64) == 1 && hg_cdiv(65, 64) == 2, "cdiv");
+    CHECK(hg_cdiv(((int64_t)1 << 40) + 1, 128) == ((int64_t)1 << 33) + 1, "cdiv is 64-bit");
+}
+
+static void test_tensor_map_params(void)
+{
+    hg__tmap_params t;
+    t.elem_bytes = 2;
+    t.dim[0] = 8192;
+    t.dim[1] = 8192;
+    t.stride1 = 8192 * 2;
+    t.box[0] = 64;
+    t.box[1] = 256;
+    t.swizzle_bytes = 128;
+    const void *base = (const void *)(uintptr_t)0x1000;
+    CHECK(hg__tmap_check(&t, base) == NULL, "the TN operand map is valid");
+    CHECK(hg__tmap_check(&t, (const char *)base + 8) != NULL, "an 8-byte aligned base is not");
+    hg__tmap_params u = t;
+    u.stride1 = 8200 * 2 + 2;
+    CHECK(hg__tmap_check(&u, base) != NULL, "a stride of 8201 elements is not");
+    u = t;
+    u.box[1] = 320;
+    CHECK(hg__tmap_check(&u, base) != NULL, "a 320-row box is not (<= 256)");
+    u = t;
+    u.box[0] = 128;
+    CHECK(hg__tmap_check(&u, base) != NULL, "a 256-byte inner box under a 128-byte swizzle is not");
+    u = t;
+    u.dim[0] = 1;
+    CHECK(hg__tmap_check(&u, base) == NULL, "k = 1 is fine (the box reaches past the edge)");
+    u = t;
+    u.dim[1] = 0;
+    CHECK(hg__tmap_check(&u, base) != NULL, "an empty dimension is not");
+    u = t;
+    u.swizzle_bytes = 0;
+    u.box[0] = 160;
+    u.box[1] = 64;
+    CHECK(hg__tmap_check(&u, base) == NULL, "the V6 store box (160 x 64, no swizzle) is valid");
+}
+
+static void test_tma_conditions(void)
+{
+    hg__device d = fake_device(9, 0);
+    hg__problem p;
+    memset(&p, 0, sizeof p);
+    p.opA = HG_OP_N;
+    p.opB = HG_OP_T;
+    p.m = p.n = p.k = 100;
+    p.lda = p.ldb = p.ldc = 104;
+    p.A = (const void *)(uintptr_t)0x1000;
+    p.B = (const void *)(uintptr_t)0x100000;
+    p.C = (void *)(uintptr_t)0x200000;
+    CHECK(hg__tma_tn_can_serve(&p, &d) == NULL, "TN aligned");
+    hg__problem q = p;
+    q.ldb = 100;
+    CHECK(hg__tma_tn_can_serve(&q, &d) != NULL, "ldb 100");
+    q = p;
+    q.C = (void *)(uintptr_t)0x200008;
+    CHECK(hg__tma_tn_can_serve(&q, &d) != NULL, "C 8-byte aligned");
+    q = p;
+    q.opB = HG_OP_N;
+    CHECK(hg__tma_tn_can_serve(&q, &d) != NULL, "TT");
+    hg__device old = fake_device(8, 9);
+    CHECK(hg__tma_tn_can_serve(&p, &old) != NULL, "sm_89");
+}
+
+static const hg_test_case cpu_tests[] = {
+    {"cpu/status_strings", test_status_strings},
+    {"cpu/kernel_names_and_table", test_kernel_names_and_table},
+    {"cpu/null_handle", test_null_handle},
+    {"cpu/create", test_create},
+    {"cpu/invalid_arguments", test_invalid_arguments},
+    {"cpu/arch_mismatch", test_arch_mismatch},
+    {"cpu/dispatch", test_dispatch},
+    {"cpu/conversions", test_conversions},
+    {"cpu/reference_by_hand", test_reference_by_hand},
+    {"cpu/rasterization", test_rasterization},
+    {"cpu/tensor_map_params", test_tensor_map_params},
+    {"cpu/tma_conditions", test_tma_conditions},
+};
+
+static int passed, failed, skipped;
+
+static void run(const hg_test_case *t)
+{
+    memset(&hg_t, 0, sizeof hg_t);
+    t->fn();
+    if (hg_t.skip_reason) {
+        skipped++;
+        printf("skip %s: %s\n", t->name, hg_t.skip_reason);
+    } else if (hg_t.failures || hg_t.checks == 0) {
+        failed++;
+        printf("FAIL %s (%d of %d checks failed%s)\n", t->name, hg_t.failures, hg_t.checks,
+               hg_t.checks == 0 ? "; a test that checks nothing fails" : "");
+    } else {
+        passed++;
+        printf("ok   %s (%d checks)\n", t->name, hg_t.checks);
+    }
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    int cpu = 1, gpu = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--cpu-only")) gpu = 0;
+        else if (!strcmp(argv[i], "--gpu-only")) cpu = 0;
+        else if (!strcmp(argv[i], "--quick")) hg_gpu_quick = 1;
+        else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) hg_gpu_kernel_filter = argv[++i];
+        else {
+            fprintf(stderr, "usage: hg-tests [--cpu-only | --gpu-only] [--quick] [--kernel NAME]\n");
+            return 2;
+        }
+    }
+    if (cpu)
+        for (size_t i = 0; i < sizeof cpu_tests / sizeof cpu_tests[0]; i++) run(&cpu_tests[i]);
+    if (gpu) {
+        hg_handle h = NULL;
+        hg_status s = hg_create(&h);
+        if (s != HG_STATUS_SUCCESS) {
+            for (int i = 0; i < hg_gpu_test_count; i++) {
+                skipped++;
+                printf("skip %s: no GPU (%s)\n", hg_gpu_tests[i].name, hg_last_error(NULL));
+            }
+        } else {
+            hg_destroy(h);
+            for (int i = 0; i < hg_gpu_test_count; i++) run(&hg_gpu_tests[i]);
+        }
+    }
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}

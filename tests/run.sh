@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# hopgemm's one test runner (make test). Shell-level checks first (the header
+# as C11 and C++, the build's resource reports, the link), then the test
+# binary's CPU tier and, where a GPU is found, its GPU tier and the
+# compute-sanitizer pass. Ends with "N passed, N failed, N skipped".
+set -u
+BUILD=${1:-build}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+pass=0 fail=0 skip=0
+ok()   { pass=$((pass + 1)); echo "ok   $1"; }
+bad()  { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && echo "$2" | head -20 | sed 's/^/    /'; }
+skipped() { skip=$((skip + 1)); echo "skip $1: $2"; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# The public header stands alone: C11 and C++, no CUDA include path given.
+printf '#include "hopgemm.h"\nint main(void) { hg_handle h = 0; (void)h; return (int)HG_STATUS_SUCCESS; }\n' > "$tmp/h.c"
+if out=$(gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude -c "$tmp/h.c" -o "$tmp/h.o" 2>&1); then
+  ok "header/c11"; else bad "header/c11" "$out"; fi
+cp "$tmp/h.c" "$tmp/h.cpp"
+if out=$(g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -Iinclude -c "$tmp/h.cpp" -o "$tmp/hpp.o" 2>&1); then
+  ok "header/c++"; else bad "header/c++" "$out"; fi
+if grep -nE '#include *[<"](cuda|cuda_runtime|cuda_runtime_api)' include/hopgemm.h >/dev/null; then
+  bad "header/no-cuda-include" "$(grep -n '#include' include/hopgemm.h)"; else ok "header/no-cuda-include"; fi
+
+# Every .cu file built for sm_90a, and ptxas reported no spills for any entry.
+missing="" spills=""
+for cu in src/kernels/*.cu; do
+  log="$BUILD/${cu%.cu}.ptxas"
+  if [ ! -s "$log" ]; then missing="$missing $cu"; continue; fi
+  grep -q "for 'sm_90a'" "$log" || missing="$missing $cu(not-sm_90a)"
+  if grep -E "bytes spill (stores|loads)" "$log" | grep -vqE "^ *0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads|[^0-9]0 bytes spill stores, 0 bytes spill loads"; then
+    spills="$spills $cu"; fi
+done
+[ -z "$missing" ] && ok "build/every-cu-for-sm_90a" || bad "build/every-cu-for-sm_90a" "no ptxas report for:$missing"
+[ -z "$spills" ] && ok "build/no-register-spills" || bad "build/no-register-spills" "spills in:$spills"
+
+# The library links the CUDA runtime only: no libcuda, so it loads without a driver.
+if [ -f "$BUILD/libhopgemm.so" ]; then
+  if readelf -d "$BUILD/libhopgemm.so" | grep NEEDED | grep -q 'libcuda\.so'; then
+    bad "link/no-libcuda" "$(readelf -d "$BUILD/libhopgemm.so" | grep NEEDED)"; else ok "link/no-libcuda"; fi
+else bad "link/no-libcuda" "no $BUILD/libhopgemm.so"; fi
+
+# The tool: --list works anywhere; without a GPU it says so and exits non-zero.
+if out=$("$BUILD/hopgemm-bench" --list 2>&1) && echo "$out" | grep -q generic; then
+  ok "bench/list"; else bad "bench/list" "$out"; fi
+
+# The test binary: CPU tier, then GPU tier (skipped with the reason where no GPU).
+gpu=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then gpu=1; fi
+if [ $gpu = 0 ]; then
+  out=$("$BUILD/hopgemm-bench" 2>&1); rc=$?
+  if [ $rc -ne 0 ] && echo "$out" | grep -qi "no CUDA GPU"; then ok "bench/no-gpu-sentence"; else
+    bad "bench/no-gpu-sentence" "rc=$rc: $out"; fi
+fi
+TIMEOUT=${HG_TEST_TIMEOUT:-1200}
+timeout "$TIMEOUT" "$BUILD/hg-tests" | tee "$tmp/tests.log"
+rc=${PIPESTATUS[0]}
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$tmp/tests.log" | tail -1)
+if [ -z "$line" ]; then
+  bad "hg-tests" "exited with $rc without its closing line (timeout or crash)"
+else
+  set -- $line
+  pass=$((pass + $1)); fail=$((fail + $3)); skip=$((skip + $5))
+  [ $rc -ne 0 ] && [ "$3" = 0 ] && bad "hg-tests/exit" "exit status $rc"
+fi
+
+# compute-sanitizer over each kernel on small shapes (GPU tier).
+if [ $gpu = 1 ]; then
+  if command -v compute-sanitizer >/dev/null 2>&1 || [ -x "$CUDA_HOME/bin/compute-sanitizer" ]; then
+    if out=$(bash tools/sanitize.sh "$BUILD" 2>&1); then ok "gpu/compute-sanitizer"; echo "$out" | tail -12 | sed 's/^/    /'
+    else bad "gpu/compute-sanitizer" "$out"; fi
+  else skipped "gpu/compute-sanitizer" "compute-sanitizer not found"; fi
+else
+  skipped "gpu/compute-sanitizer" "no GPU"
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]
