@@ -80,6 +80,11 @@ HG_DECLARE_KERNEL(v4);
 HG_DECLARE_KERNEL(v5);
 HG_DECLARE_KERNEL(v6);
 
+/* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
+ * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue. */
+hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e,
+                                int variant);
+
 extern const hg__kernel_entry hg__kernels[];
 extern const int hg__kernel_count;
 const hg__kernel_entry *hg__find_kernel(hg_kernel id);

@@ -1,0 +1,559 @@
+/*
+ * v6_persistent.cu: kernel V6. A persistent, warp-specialized TN GEMM with a
+ * 128 x 320 tile, register reallocation, a 2-CTA cluster that multicasts B,
+ * and a shared-memory TMA-store epilogue (the seeds' V6, seeds/000).
+ *
+ * What changed from V5, and why:
+ *   - setmaxnreg: the producer warp group drops to 40 registers per thread,
+ *     the two consumer warp groups rise to 232, so that each consumer can hold
+ *     a 64 x 320 fp32 accumulator (160 registers) without spilling. At entry
+ *     every thread has 65536 / 384 = 168 (the cap __launch_bounds__(384, 1)
+ *     gives); 2 x 128 x 232 + 128 x 40 = 64,512 = 384 x 168, so the consumers'
+ *     inc is exactly covered by the producer's dec.
+ *   - Tile 128 x 320 (V5: 128 x 256): 7% fewer operand bytes per FLOP. Each
+ *     consumer issues, per k16 slice, two m64n160k16 wgmmas (a wgmma is at most
+ *     256 wide), one per 160-column half; B is loaded as two 160-row halves (a
+ *     TMA box is at most 256 rows).
+ *   - A 2-CTA cluster whose CTAs take vertically adjacent tiles (same n block,
+ *     m blocks 2*pair and 2*pair + 1): they need the same B, so each loads one
+ *     half of it and multicasts it to both. Per stage a CTA fetches 128 + 160
+ *     operand rows instead of 128 + 320. The ring now spans both CTAs: a stage
+ *     is refilled only after the consumers of both CTAs released it.
+ *   - Persistent: one CTA per SM (grid = 2 x clusters, clusters = sm_count /
+ *     2, fewer if the device cannot co-schedule that many); each cluster walks
+ *     tile pairs tile = cluster_id, += num_clusters. The ring's cursors carry
+ *     over from tile to tile, so the producer fills the next tile's first
+ *     stages while the consumers run the epilogue.
+ *   - Epilogue through shared memory: each consumer stages one 64 x 160 half
+ *     of its result at a time in its own slot and a single thread writes it to
+ *     C with a TMA store (coalesced, clipped at the edges by the hardware).
+ *   - 3 stages (V5: 4): a stage is 56 KiB now.
+ *   Kept from V5: wgmma kept in flight with wait_group(1), release of the
+ *   previous stage; fp32 accumulation; swizzled rasterization (group 8 here).
+ *
+ * Tile 128 (m) x 320 (n) x 64 (k), 3 stages, 384 threads = 3 warp groups:
+ *   warp groups 0, 1: consumers (232 registers); consumer c computes rows
+ *                     64c .. 64c + 63 of the tile, all 320 columns.
+ *   warp group 2:     producer (40 registers); one thread of its first warp
+ *                     issues every TMA load; the other warps idle to the end.
+ *
+ * Shared memory (dynamic, base rounded up to 1024 bytes by hand):
+ *   3 stages x (A 128 x 64 = 16 KiB, B 2 x 160 x 64 = 40 KiB) = 168 KiB,
+ *   2 staging slots of 64 x 160 (20 KiB each) = 40 KiB, 6 mbarriers (48 B);
+ *   214,080 bytes requested (1024 for the alignment).
+ *
+ * Ablations (template switches; the launch picks them by variant number):
+ *   MCAST = false:   no multicast: each CTA loads its whole B, the empty
+ *                    barriers count only the CTA's own two consumers.
+ *   TMA_EPI = false: the per-thread epilogue of V5 (hg_store_wgmma_acc).
+ *   not persistent:  the same kernel launched with one cluster per tile pair.
+ *   No variant without setmaxnreg: at the 168-register cap the 160-register
+ *   accumulator cannot fit, and the build forbids spills.
+ *
+ * Measured on the H200: not yet.
+ */
+#include "common.cuh"
+#include "pipeline.cuh"
+
+/* ---- compile-time shape ------------------------------------------------- */
+
+static constexpr int V6_BM = 128;              /* tile rows (m) */
+static constexpr int V6_BN = 320;              /* tile columns (n) */
+static constexpr int V6_HN = 160;              /* one B half, one wgmma's N */
+static constexpr int V6_BK = 64;               /* k per stage (128 bytes: the swizzle span) */
+static constexpr int V6_STAGES = 3;
+static constexpr int V6_THREADS = 384;
+static constexpr int V6_RASTER_GROUP = 8;
+
+static constexpr int V6_A_BYTES = V6_BM * V6_BK * 2;           /* 16384: one 128-row box */
+static constexpr int V6_A_HALF_BYTES = 64 * V6_BK * 2;         /* 8192: one consumer's rows */
+static constexpr int V6_B_HALF_BYTES = V6_HN * V6_BK * 2;      /* 20480: one 160-row box */
+static constexpr int V6_STAGE_BYTES = V6_A_BYTES + 2 * V6_B_HALF_BYTES; /* 57344 */
+static constexpr int V6_SLOT_ROW_BYTES = V6_HN * 2;            /* 320 */
+static constexpr int V6_SLOT_BYTES = 64 * V6_SLOT_ROW_BYTES;   /* 20480 */
+static constexpr int V6_OFF_STAGING = V6_STAGES * V6_STAGE_BYTES;          /* 172032 */
+static constexpr int V6_OFF_BARRIERS = V6_OFF_STAGING + 2 * V6_SLOT_BYTES; /* 212992 */
+static constexpr int V6_SMEM_BYTES = V6_OFF_BARRIERS + 64 + 1024;          /* 214080 */
+
+static_assert(V6_A_HALF_BYTES % 1024 == 0 && V6_B_HALF_BYTES % 1024 == 0 && V6_STAGE_BYTES % 1024 == 0,
+              "128-byte swizzled tiles must start 1024-byte aligned");
+static_assert(2 * 128 * 232 + 128 * 40 <= 65536, "setmaxnreg split exceeds the register file");
+static_assert(2 * 128 * 232 + 128 * 40 <= V6_THREADS * 168, "consumers' inc not covered by the producer's dec");
+
+/* A TMA coordinate. Every coordinate the kernel passes is below 2^31 by the
+ * size limits (m, n, k <= 2^31 - 1) except the second B half of the last n
+ * block (offset_n + 160 can pass 2^31 - 1 when n is near it); its rows lie
+ * wholly beyond n then, so any out-of-bounds coordinate gives the same zeros,
+ * and clamping keeps it from wrapping to a negative one. */
+static __device__ __forceinline__ int32_t v6_coord(int64_t v)
+{
+    return v > (int64_t)INT32_MAX ? INT32_MAX : (int32_t)v;
+}
+
+/* The tile pair `tile` as this CTA's tile offsets: the pair names m blocks
+ * 2 * m_pair and 2 * m_pair + 1 of one n block; rank r takes the m block
+ * 2 * m_pair + r. Both CTAs of a cluster call this with the same tile. */
+static __device__ __forceinline__ void v6_tile_offsets(int64_t tile, int64_t m_pairs, int64_t n_blocks,
+                                                       uint32_t rank, int64_t *offset_m, int64_t *offset_n)
+{
+    int64_t m_pair, n_block;
+    hg_raster_tile(tile, m_pairs, n_blocks, V6_RASTER_GROUP, &m_pair, &n_block);
+    *offset_m = (m_pair * 2 + rank) * V6_BM;
+    *offset_n = n_block * V6_BN;
+}
+
+/* One stage of one consumer: 4 k16 slices x 2 column halves of m64n160k16,
+ * one commit group. a_addr: the consumer's 64 rows of A in the stage; b_addr:
+ * the stage's B (half 0, then half 1 at +20480). A k16 slice starts 32 bytes
+ * further along the 128-byte row: +2 in the descriptor's address field (which
+ * counts 16-byte units); the tiles sit below 256 KiB and are 1024-aligned, so
+ * the addition never carries out of the field. */
+template <int DT>
+static __device__ __forceinline__ void v6_mma_stage(float *acc0, float *acc1, uint32_t a_addr, uint32_t b_addr)
+{
+    uint64_t da = hg_wgmma_desc_sw128(a_addr);
+    uint64_t db0 = hg_wgmma_desc_sw128(b_addr);
+    uint64_t db1 = hg_wgmma_desc_sw128(b_addr + V6_B_HALF_BYTES);
+    hg_wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < V6_BK / 16; kk++) {
+        hg_wgmma_m64k16<V6_HN, DT>(acc0, da + 2 * kk, db0 + 2 * kk, 1);
+        hg_wgmma_m64k16<V6_HN, DT>(acc1, da + 2 * kk, db1 + 2 * kk, 1);
+    }
+    hg_wgmma_commit_group();
+}
+
+/* Release a stage (its empty barrier `bar`) on behalf of one consumer warp
+ * group; called by one thread of the group, after wgmma.wait_group has
+ * established that the group's wgmmas reading the stage completed.
+ * MCAST: both CTAs multicast into this stage of both CTAs, so both producers
+ * must learn that this consumer is done with it: one relaxed arrive on the
+ * barrier at the same offset in rank 0 and in rank 1 (mapa gives the cluster
+ * address; rank == own rank works as well). Relaxed: the consumer only read
+ * the stage, it has nothing to publish (the seed measured release semantics at
+ * cluster scope twice as slow). Each empty barrier thus receives 4 arrivals
+ * per phase: 2 consumers x 2 CTAs. Without MCAST: one local arrive (count 2). */
+template <bool MCAST>
+static __device__ __forceinline__ void v6_release(uint64_t *bar)
+{
+    if constexpr (MCAST) {
+        uint32_t local = hg_smem_addr(bar);
+        hg_mbarrier_arrive_remote_relaxed(hg_mapa_shared_cluster(local, 0));
+        hg_mbarrier_arrive_remote_relaxed(hg_mapa_shared_cluster(local, 1));
+    } else {
+        hg_mbarrier_arrive(bar);
+    }
+}
+
+/* Write one m64n160 accumulator fragment into a 64 x 160 staging slot
+ * (row-major, 320-byte rows, the layout of the C tensor map's box) as
+ * alpha * acc + beta * C. Fragment layout (9.7.15.5.1): thread t of the group,
+ * warp w = t / 32, lane l: acc[4j + 2h + e] is element (16w + l/4 + 8h,
+ * 8j + 2(l%4) + e). Each pair (e = 0, 1) is one 4-byte st.shared.
+ * With beta != 0 the old C is read per thread from global (bounds-checked,
+ * 64-bit index math; 4-byte aligned since C is 16-byte aligned, ldc % 8 == 0
+ * and the column is even); elements outside m x n take no old value and are
+ * clipped by the TMA store anyway. With beta == 0, C is never read. */
+template <int DT>
+static __device__ __forceinline__ void v6_stage_half(uint8_t *slot, const float *acc, const hg_epilogue &epi,
+                                                     int64_t row0, int64_t col0, int tid)
+{
+    int warp = tid / 32, lane = tid % 32;
+    int r = warp * 16 + lane / 4;
+    int c = 2 * (lane % 4);
+    if (epi.beta == 0.0f) {
+#pragma unroll
+        for (int j = 0; j < V6_HN / 8; j++) {
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                uint32_t v = hg_pack2<DT>(epi.alpha * acc[4 * j + 2 * h], epi.alpha * acc[4 * j + 2 * h + 1]);
+                *(uint32_t *)(slot + (r + 8 * h) * V6_SLOT_ROW_BYTES + (c + 8 * j) * 2) = v;
+            }
+        }
+    } else {
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            int64_t row = row0 + r + 8 * h;
+            const uint16_t *crow = epi.C + (row < epi.m ? row : 0) * epi.ldc;
+#pragma unroll
+            for (int j = 0; j < V6_HN / 8; j++) {
+                int64_t col = col0 + c + 8 * j;
+                float o0 = 0.0f, o1 = 0.0f;
+                if (row < epi.m && col < epi.n) {
+                    if (col + 1 < epi.n) {
+                        uint32_t old = *(const uint32_t *)(crow + col);
+                        o0 = hg_elem_to_f32<DT>((uint16_t)(old & 0xFFFF));
+                        o1 = hg_elem_to_f32<DT>((uint16_t)(old >> 16));
+                    } else {
+                        o0 = hg_elem_to_f32<DT>(crow[col]);
+                    }
+                }
+                uint32_t v = hg_pack2<DT>(epi.alpha * acc[4 * j + 2 * h] + epi.beta * o0,
+                                          epi.alpha * acc[4 * j + 2 * h + 1] + epi.beta * o1);
+                *(uint32_t *)(slot + (r + 8 * h) * V6_SLOT_ROW_BYTES + (c + 8 * j) * 2) = v;
+            }
+        }
+    }
+}
+
+/* The shared-memory epilogue of one half (64 x 160) of one consumer's result.
+ * Named barrier `bar_id` (1 + consumer index) spans the group's 128 threads
+ * only, so the two consumers never wait on each other. Thread 0 of the group
+ * owns the bulk-store group:
+ *   1. thread 0: cp.async.bulk.wait_group.read 0: the previous store from this
+ *      slot (if any) has finished reading it; bar.sync: all may now write it.
+ *   2. all: write the fragment to the slot; fence.proxy.async.shared::cta
+ *      (generic-proxy writes ordered before the async-proxy read of the TMA
+ *      store); bar.sync: the slot is complete.
+ *   3. thread 0: TMA store of the box at (col0, row0), commit_group. A box
+ *      partly outside C is clipped by TMA; a box wholly outside (row0 >= m:
+ *      the cluster's second tile below C, or consumer 1's rows; col0 >= n: the
+ *      second half past C) is skipped, which also keeps the coordinates below
+ *      2^31. */
+template <int DT>
+static __device__ __forceinline__ void v6_epilogue_half(const CUtensorMap *map_c, uint8_t *slot, const float *acc,
+                                                        const hg_epilogue &epi, int64_t row0, int64_t col0,
+                                                        int tid, int bar_id)
+{
+    if (tid == 0) hg_cp_async_bulk_wait_group_read<0>();
+    hg_bar_sync(bar_id, 128);
+    v6_stage_half<DT>(slot, acc, epi, row0, col0, tid);
+    hg_fence_proxy_async_shared_cta();
+    hg_bar_sync(bar_id, 128);
+    if (tid == 0 && row0 < epi.m && col0 < epi.n) {
+        hg_tma_store_2d(map_c, slot, (int32_t)col0, (int32_t)row0);
+        hg_cp_async_bulk_commit_group();
+    }
+}
+
+/* The dynamic shared memory, its start rounded up to 1024 bytes (128-byte
+ * swizzle). The padding is the same in both CTAs (same kernel, same dynamic
+ * size), as multicast needs: it writes at the same offset in each. */
+static __device__ __forceinline__ uint8_t *v6_smem(uint8_t *raw_base)
+{
+    uint32_t raw = hg_smem_addr(raw_base);
+    return raw_base + (((raw + 1023u) & ~1023u) - raw);
+}
+
+/* The ring's barriers: full[3], then empty[3], after the staging slots. */
+static __device__ __forceinline__ hg_pipeline v6_pipeline(uint8_t *smem)
+{
+    hg_pipeline p;
+    p.full = (uint64_t *)(smem + V6_OFF_BARRIERS);
+    p.empty = p.full + V6_STAGES;
+    p.stages = V6_STAGES;
+    return p;
+}
+
+/* ---- the kernel ----------------------------------------------------------- */
+
+/*
+ * Barriers (per CTA, per stage s of the ring; pipeline.cuh has the cursors):
+ *   full[s]:  arrive count 1: this CTA's producer's arrive.expect_tx of the
+ *             whole stage, 57344 bytes = its A box (16384) + B half 0 + B half
+ *             1 (20480 each). With MCAST one B half comes from this CTA's own
+ *             multicast and one from the peer's; a multicast completes its
+ *             bytes on the barrier at the same offset in both CTAs. The peer's
+ *             bytes may land before this CTA's expect_tx: the tx-count then
+ *             goes negative for a while, and the phase cannot complete early,
+ *             since the producer's arrival is still pending. They can never
+ *             land in the previous phase: the peer refills stage s only after
+ *             its empty[s] completed, which needs this CTA's consumers'
+ *             releases, which come after this CTA's full[s] completed.
+ *   empty[s]: arrive count 4 with MCAST (2 consumer groups x 2 CTAs, each
+ *             releasing to both ranks), 2 without. Arrivals of the next phase
+ *             cannot mix into this one: a consumer's next release of s needs
+ *             its full[s] refilled, which needs both producers past empty[s].
+ * Phases: the producer's cursor starts at parity 1 (a fresh barrier lets it
+ * through: the first lap finds every slot empty), the consumers' at 0; both
+ * flip when the stage wraps. Every CTA of a cluster runs the same tiles with
+ * the same k_tiles, so the four cursors (producer and consumers, both CTAs)
+ * count the same stage uses.
+ */
+template <int DT, bool MCAST, bool TMA_EPI>
+__global__ void __launch_bounds__(V6_THREADS, 1)
+    hg_v6_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                 const __grid_constant__ CUtensorMap map_c, hg_epilogue epi, int k_tiles, int64_t m_pairs,
+                 int64_t n_blocks)
+{
+    extern __shared__ __align__(1024) uint8_t smem_raw[];
+    const int tid = threadIdx.x;
+
+    if (tid == 0) {
+        hg_pipeline_init(v6_pipeline(v6_smem(smem_raw)), 1, MCAST ? 4 : 2);
+        /* Make the inits visible to the peer's multicast TMA and remote
+         * arrives before the cluster sync below releases it. */
+        hg_fence_mbarrier_init_cluster();
+    }
+    /* Start: every thread of both CTAs. After it, both CTAs' barriers exist,
+     * so neither producer can multicast into, nor any consumer arrive on, an
+     * uninitialised barrier of the peer. (Also the CTA-wide sync after init.) */
+    hg_cluster_sync();
+
+    /* Everything else is computed inside each branch, after its setmaxnreg:
+     * a value live across setmaxnreg is spilled by ptxas (seen with
+     * -DHG_DEBUG_WAIT). The consumer branch comes first in the source: with
+     * the producer first, ptxas serializes the wgmmas around the setmaxnreg
+     * of the divergent path (the seed's observation). */
+    if (tid < 256) {
+        /* ---- consumer warp groups 0, 1 ---- */
+        hg_setmaxnreg_inc<232>();
+        uint8_t *smem = v6_smem(smem_raw);
+        const hg_pipeline pipe = v6_pipeline(smem);
+        const uint32_t rank = hg_cluster_ctarank();
+        const int64_t cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;
+        const int64_t num_tiles = m_pairs * n_blocks;
+        const int wg = tid / 128;
+        const int ctid = tid % 128;
+        const int bar_id = 1 + wg; /* named barrier of this group (0 is __syncthreads) */
+        uint8_t *slot = smem + V6_OFF_STAGING + wg * V6_SLOT_BYTES;
+        float acc0[V6_HN / 2], acc1[V6_HN / 2];
+        hg_pipe_cursor cur = hg_pipe_consumer_start();
+
+        for (int64_t tile = cluster_id; tile < num_tiles; tile += num_clusters) {
+            int64_t offset_m, offset_n;
+            v6_tile_offsets(tile, m_pairs, n_blocks, rank, &offset_m, &offset_n);
+#pragma unroll
+            for (int i = 0; i < V6_HN / 2; i++) {
+                acc0[i] = 0.0f;
+                acc1[i] = 0.0f;
+            }
+            /* Pin the zeros in place before the first wgmma.fence: otherwise
+             * the compiler sinks the moves of acc1 between the first tile's
+             * wgmmas, and ptxas must inject a warpgroup.arrive/wait there. */
+            hg_acc_fence<V6_HN / 2>(acc0);
+            hg_acc_fence<V6_HN / 2>(acc1);
+
+            /* First k tile: issue, keep it in flight (k_tiles >= 1). */
+            hg_pipe_consumer_acquire(pipe, cur);
+            {
+                uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
+                v6_mma_stage<DT>(acc0, acc1, hg_smem_addr(st + wg * V6_A_HALF_BYTES), hg_smem_addr(st + V6_A_BYTES));
+            }
+            hg_pipe_advance(pipe, &cur);
+            /* Steady state: issue stage i, then wait until at most one group
+             * (stage i's) is pending: stage i - 1's wgmmas are done, release
+             * it. */
+            for (int kt = 1; kt < k_tiles; kt++) {
+                hg_pipe_consumer_acquire(pipe, cur);
+                uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
+                v6_mma_stage<DT>(acc0, acc1, hg_smem_addr(st + wg * V6_A_HALF_BYTES), hg_smem_addr(st + V6_A_BYTES));
+                hg_wgmma_wait_group<1>();
+                if (ctid == 0) v6_release<MCAST>(hg_pipe_prev_consumer_barrier(pipe, cur));
+                hg_pipe_advance(pipe, &cur);
+            }
+            /* Drain: the last stage's wgmmas, then release it (the cursor has
+             * advanced past it, so it is the "previous" stage). Every stage
+             * this group acquired is released before the epilogue, so the
+             * producer can fill the next tile's stages meanwhile. */
+            hg_wgmma_wait_group<0>();
+            hg_acc_fence<V6_HN / 2>(acc0);
+            hg_acc_fence<V6_HN / 2>(acc1);
+            if (ctid == 0) v6_release<MCAST>(hg_pipe_prev_consumer_barrier(pipe, cur));
+
+            const int64_t row0 = offset_m + wg * 64;
+            if constexpr (TMA_EPI) {
+                v6_epilogue_half<DT>(&map_c, slot, acc0, epi, row0, offset_n, ctid, bar_id);
+                v6_epilogue_half<DT>(&map_c, slot, acc1, epi, row0, offset_n + V6_HN, ctid, bar_id);
+            } else {
+                hg_store_wgmma_acc<DT, V6_HN>(epi, acc0, row0, offset_n, ctid);
+                hg_store_wgmma_acc<DT, V6_HN>(epi, acc1, row0, offset_n + V6_HN, ctid);
+            }
+        }
+        /* The last stores' global writes complete (and their reads of the
+         * slot) before the CTA may exit. */
+        if (TMA_EPI && ctid == 0) hg_cp_async_bulk_wait_group<0>();
+    } else {
+        /* ---- producer warp group 2 ---- */
+        hg_setmaxnreg_dec<40>();
+        uint8_t *smem = v6_smem(smem_raw);
+        const hg_pipeline pipe = v6_pipeline(smem);
+        const uint32_t rank = hg_cluster_ctarank();
+        const int64_t cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;
+        const int64_t num_tiles = m_pairs * n_blocks;
+        if (tid == 256) {
+            hg_prefetch_tensormap(&map_a);
+            hg_prefetch_tensormap(&map_b);
+            hg_pipe_cursor cur = hg_pipe_producer_start();
+            for (int64_t tile = cluster_id; tile < num_tiles; tile += num_clusters) {
+                int64_t offset_m, offset_n;
+                v6_tile_offsets(tile, m_pairs, n_blocks, rank, &offset_m, &offset_n);
+                const int32_t cm = v6_coord(offset_m);
+                for (int kt = 0; kt < k_tiles; kt++) {
+                    /* Wait until all consumers (both CTAs with MCAST) released
+                     * the slot: this CTA's A and B half overwrite it here, and
+                     * with MCAST this CTA's B half overwrites it in the peer. */
+                    hg_pipe_producer_acquire(pipe, cur);
+                    uint64_t *full = hg_pipe_producer_barrier(pipe, cur);
+                    uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
+                    /* The whole stage, whoever loads it; full boxes even at
+                     * the edges (out-of-bounds parts land as zeros and still
+                     * count), even for a tile wholly below C (m not a
+                     * multiple of 256): the peer needs this CTA's B half. */
+                    hg_mbarrier_arrive_expect_tx(full, V6_STAGE_BYTES);
+                    const int32_t ck = kt * V6_BK;
+                    hg_tma_load_2d(st, &map_a, full, ck, cm);
+                    if constexpr (MCAST) {
+                        hg_tma_load_2d_multicast(st + V6_A_BYTES + rank * V6_B_HALF_BYTES, &map_b, full, ck,
+                                                 v6_coord(offset_n + (int64_t)rank * V6_HN), (uint16_t)0x3);
+                    } else {
+                        hg_tma_load_2d(st + V6_A_BYTES, &map_b, full, ck, v6_coord(offset_n));
+                        hg_tma_load_2d(st + V6_A_BYTES + V6_B_HALF_BYTES, &map_b, full, ck,
+                                       v6_coord(offset_n + V6_HN));
+                    }
+                    hg_pipe_advance(pipe, &cur);
+                }
+            }
+            /* End drain: wait, for each of the 3 slots, for the release of its
+             * last fill. For a slot filled f times the cursor now asks for
+             * parity 1 ^ (f & 1), which completes with release number f; the
+             * barrier has seen f - 1 or f releases (the producer got past
+             * fill number f - 1, counted from 0, which took f - 1 releases),
+             * and the parity tells those two apart. A slot never filled (f = 0: no tile for this cluster, or
+             * fewer than 3 k tiles in all) asks for parity 1 on a fresh
+             * barrier and passes at once, so the drain never waits for
+             * arrivals that never come. Once it is through, every remote
+             * arrive the peer's consumers will ever make on this CTA's
+             * barriers has landed, and every byte this producer multicast into
+             * the peer was consumed. (The final cluster sync alone would keep
+             * both CTAs alive long enough; the drain makes the arrivals'
+             * landing explicit.) */
+            for (int i = 0; i < V6_STAGES; i++) {
+                hg_pipe_producer_acquire(pipe, cur);
+                hg_pipe_advance(pipe, &cur);
+            }
+        }
+        __syncwarp();
+    }
+
+    /* End: every thread of both CTAs. No CTA exits while its peer may still
+     * multicast into its shared memory or arrive on its barriers: all of
+     * those precede the peer's consumers' / producer's arrival here. */
+    __syncwarp();
+    hg_cluster_sync();
+}
+
+/* ---- host side -------------------------------------------------------------- */
+
+template <int DT, bool MCAST, bool TMA_EPI>
+static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStream_t stream, hg__err *e,
+                             bool persistent)
+{
+    CUtensorMap map_a, map_b, map_c;
+    hg_status st = hg_tn_tensor_maps(p, V6_BM, V6_HN, &map_a, &map_b, e);
+    if (st != HG_STATUS_SUCCESS) return st;
+    st = hg_c_tensor_map(p, V6_HN, 64, &map_c, e);
+    if (st != HG_STATUS_SUCCESS) return st;
+
+    void (*kern)(const CUtensorMap, const CUtensorMap, const CUtensorMap, hg_epilogue, int, int64_t, int64_t) =
+        hg_v6_kernel<DT, MCAST, TMA_EPI>;
+    st = hg_set_smem((const void *)kern, V6_SMEM_BYTES, "v6", e);
+    if (st != HG_STATUS_SUCCESS) return st;
+
+    hg_epilogue epi = hg_epilogue_of(p);
+    int k_tiles = (int)hg_cdiv(p->k, V6_BK);
+    int64_t m_pairs = hg_cdiv(hg_cdiv(p->m, V6_BM), 2);
+    int64_t n_blocks = hg_cdiv(p->n, V6_BN);
+    int64_t pairs = m_pairs * n_blocks;
+
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 2;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.blockDim = dim3(V6_THREADS, 1, 1);
+    cfg.dynamicSmemBytes = V6_SMEM_BYTES;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+
+    int64_t clusters;
+    if (persistent) {
+        /* One CTA per SM: sm_count / 2 clusters, fewer if the device cannot
+         * hold that many 2-CTA clusters at once (SMs of a cluster share a
+         * GPC): a cluster that waits for a free pair would run its whole tile
+         * list after the others. More clusters than tile pairs is fine (the
+         * spare ones sync and exit). */
+        clusters = d->sm_count / 2;
+        cfg.gridDim = dim3((unsigned)(clusters * 2), 1, 1);
+        int active = 0;
+        if (cudaOccupancyMaxActiveClusters(&active, (const void *)kern, &cfg) == cudaSuccess) {
+            if (active > 0 && active < clusters) clusters = active;
+        } else {
+            (void)cudaGetLastError();
+        }
+    } else {
+        /* Ablation: one cluster per tile pair (the kernel's tile loop then
+         * runs once), capped at the grid limit (the loop covers the rest). */
+        clusters = pairs;
+        if (clusters > ((int64_t)1 << 30) - 1) clusters = ((int64_t)1 << 30) - 1;
+    }
+    if (clusters < 1) clusters = 1;
+    cfg.gridDim = dim3((unsigned)(clusters * 2), 1, 1);
+
+    void *args[7] = {(void *)&map_a, (void *)&map_b, (void *)&map_c, (void *)&epi,
+                     (void *)&k_tiles, (void *)&m_pairs, (void *)&n_blocks};
+    cudaError_t err = cudaLaunchKernelExC(&cfg, (const void *)kern, args);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        hg__err_set(e, "v6: launch failed: %s", cudaGetErrorString(err));
+        return HG_STATUS_EXECUTION_FAILED;
+    }
+    return hg_launch_status("v6", e);
+}
+
+template <bool MCAST, bool TMA_EPI>
+static hg_status v6_launch_dt(const hg__problem *p, const hg__device *d, cudaStream_t stream, hg__err *e,
+                              bool persistent)
+{
+    if (p->dtype == HG_BF16) return v6_launch_t<1, MCAST, TMA_EPI>(p, d, stream, e, persistent);
+    return v6_launch_t<0, MCAST, TMA_EPI>(p, d, stream, e, persistent);
+}
+
+extern "C" {
+
+const char *hg__v6_can_serve(const hg__problem *p, const hg__device *d)
+{
+    const char *why = hg__tma_tn_can_serve(p, d);
+    if (why) return why;
+    if (!d->cluster_launch) return "needs thread-block cluster launch, which this device lacks.";
+    if (d->sm_count < 2) return "needs at least 2 SMs (a 2-CTA cluster).";
+    if (d->smem_optin < V6_SMEM_BYTES)
+        return "needs 214080 bytes of shared memory per block, more than this device allows.";
+    return NULL;
+}
+
+/* variant 0: full V6; 1: no multicast (each CTA loads its whole B); 2: not
+ * persistent (one cluster per tile pair); 3: per-thread epilogue instead of
+ * the TMA store. */
+hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e,
+                                int variant)
+{
+    if (p->m == 0 || p->n == 0) return HG_STATUS_SUCCESS;
+    /* The kernel assumes k_tiles >= 1 and the device limits: a direct call
+     * (the tool's ablations) gets the same checks as dispatch. */
+    const char *why = hg__v6_can_serve(p, d);
+    if (why) {
+        hg__err_set(e, "kernel v6 %s", why);
+        return HG_STATUS_NOT_SUPPORTED;
+    }
+    cudaStream_t stream = (cudaStream_t)s;
+    switch (variant) {
+    case 0: return v6_launch_dt<true, true>(p, d, stream, e, true);
+    case 1: return v6_launch_dt<false, true>(p, d, stream, e, true);
+    case 2: return v6_launch_dt<true, true>(p, d, stream, e, false);
+    case 3: return v6_launch_dt<true, false>(p, d, stream, e, true);
+    default:
+        hg__err_set(e, "v6: unknown variant %d (0 full, 1 no multicast, 2 not persistent, 3 per-thread epilogue).",
+                    variant);
+        return HG_STATUS_INVALID_VALUE;
+    }
+}
+
+hg_status hg__v6_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e)
+{
+    return hg__v6_launch_variant(p, d, s, e, 0);
+}
+
+} /* extern "C" */
