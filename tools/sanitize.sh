@@ -4,7 +4,7 @@
 set -u
 BUILD=${1:-build}
 CS=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
-kernels=$("$BUILD/hopgemm-bench" --list | awk 'NF && $1 !~ /^(name|kernel|-)/ {print $1}')
+kernels=$("$BUILD/hopgemm-bench" --list | awk '$1 ~ /^(generic|v[0-9])$/ {print $1}')
 status=0
 printf '%-10s %-10s %s\n' kernel tool result
 for k in $kernels; do
