@@ -117,8 +117,9 @@ static int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
              cuda_ok(cudaMemcpy(dC + off, hC, nc * 2, cudaMemcpyHostToDevice), "copy C");
     const char *kname = hg_kernel_name(kid);
     char what[200];
+    /* Layout names are the GEMM literature's: the flips of our row-major ops. */
     snprintf(what, sizeof what, "%s %s%s %s m=%lld n=%lld k=%lld pad=%lld alpha=%g beta=%g%s", kname,
-             c->opA == HG_OP_N ? "N" : "T", c->opB == HG_OP_N ? "N" : "T", dt == HG_BF16 ? "bf16" : "f16",
+             c->opA == HG_OP_N ? "T" : "N", c->opB == HG_OP_N ? "T" : "N", dt == HG_BF16 ? "bf16" : "f16",
              (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->pad, c->alpha, c->beta,
              c->misalign ? " misaligned" : "");
     if (ok) {

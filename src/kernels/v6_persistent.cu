@@ -206,7 +206,8 @@ static __device__ __forceinline__ void v6_stage_half(uint8_t *slot, const float 
  *      (generic-proxy writes ordered before the async-proxy read of the TMA
  *      store); bar.sync: the slot is complete.
  *   3. thread 0: TMA store of the box at (col0, row0), commit_group. A box
- *      partly outside C is clipped by TMA; a box wholly outside (row0 >= m:
+ *      partly outside C is clipped by TMA (rows exactly; columns in 16-byte
+ *      units, hence the per-thread path above); a box wholly outside (row0 >= m:
  *      the cluster's second tile below C, or consumer 1's rows; col0 >= n: the
  *      second half past C) is skipped, which also keeps the coordinates below
  *      2^31. */
@@ -215,6 +216,14 @@ static __device__ __forceinline__ void v6_epilogue_half(const CUtensorMap *map_c
                                                         const hg_epilogue &epi, int64_t row0, int64_t col0,
                                                         int tid, int bar_id)
 {
+    /* A TMA store clips at the tensor's edge in 16-byte units, not elements
+     * (seen on the H200: with n % 8 != 0 it wrote the padding columns between
+     * n and ldc). So a half that straddles such an edge is written per thread,
+     * bounds-checked; the branch is uniform over the warp group. */
+    if (col0 + V6_HN > epi.n && (epi.n & 7) != 0) {
+        hg_store_wgmma_acc<DT, V6_HN>(epi, acc, row0, col0, tid);
+        return;
+    }
     if (tid == 0) hg_cp_async_bulk_wait_group_read<0>();
     hg_bar_sync(bar_id, 128);
     v6_stage_half<DT>(slot, acc, epi, row0, col0, tid);
