@@ -774,23 +774,10 @@ typedef struct {
 /* A V6 ablation: the library's internal entry, on the handle's stream. */
 static lstatus launch_v6_variant(bench *b, int variant, const void *A, const void *B, void *C, char *err, size_t n)
 {
-    const options *o = b->o;
-    hg__problem p;
-    memset(&p, 0, sizeof p);
-    p.opA = o->opA;
-    p.opB = o->opB;
-    p.m = o->m;
-    p.n = o->n;
-    p.k = o->k;
-    p.alpha = o->alpha;
-    p.beta = o->beta;
+    hg__problem p = host_problem(b);
     p.A = A;
-    p.lda = b->lda;
     p.B = B;
-    p.ldb = b->ldb;
     p.C = C;
-    p.ldc = b->ldc;
-    p.dtype = o->dtype;
     hg__device d;
     memset(&d, 0, sizeof d);
     int dev = 0;

@@ -103,6 +103,54 @@ static __device__ __forceinline__ void hg_store_wgmma_acc(const hg_epilogue &e, 
     }
 }
 
+/* The dynamic shared memory, its start rounded up to 1024 bytes: the 128-byte
+ * swizzle's atom (8 rows x 128 B) must start 1024-byte aligned. Launchers ask
+ * for 1024 bytes more than they use. */
+static __device__ __forceinline__ uint8_t *hg_smem_align1024(uint8_t *raw)
+{
+    uint32_t a = hg_smem_addr(raw);
+    return raw + ((1024u - (a & 1023u)) & 1023u);
+}
+
+/* One 64-wide k block of a warp group's m64nN tile: four m64nNk16 wgmmas (the
+ * k16 slice s starts 32 bytes along the 128-byte swizzled rows), one commit
+ * group. The acc fence first pins every earlier write of acc (the zeroing)
+ * before wgmma.fence, so no accumulator move lands between the wgmmas. */
+template <int N, int DT>
+static __device__ __forceinline__ void hg_wgmma_k64_block(float *acc, uint32_t a_addr, uint32_t b_addr)
+{
+    hg_acc_fence<N / 2>(acc);
+    hg_wgmma_fence();
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+        hg_wgmma_m64k16<N, DT>(acc, hg_wgmma_desc_sw128(a_addr + s * 32), hg_wgmma_desc_sw128(b_addr + s * 32), 1);
+    hg_wgmma_commit_group();
+}
+
+/* V1 to V3's math for one 64-wide k block: one warp group computes a 128 x 128
+ * tile as two m64n128 halves (A rows 0-63 at a_addr, rows 64-127 at a_addr +
+ * 8 KiB, both against the same 128 rows of B), issues the eight wgmmas as one
+ * group and waits for it (wait_group 0: nothing stays in flight). The k16
+ * slice s starts 32 bytes further into each 128-byte row; the swizzle is a
+ * function of the address bits, so a slice's descriptor is the tile's with the
+ * start address moved. */
+template <int DT>
+static __device__ __forceinline__ void hg_wgmma_128x128_k64_wait(float *acc0, float *acc1, uint32_t a_addr,
+                                                                 uint32_t b_addr)
+{
+    hg_wgmma_fence();
+#pragma unroll
+    for (int s = 0; s < 4; s++) {
+        const uint64_t db = hg_wgmma_desc_sw128(b_addr + s * 32);
+        hg_wgmma_m64k16<128, DT>(acc0, hg_wgmma_desc_sw128(a_addr + s * 32), db, 1);
+        hg_wgmma_m64k16<128, DT>(acc1, hg_wgmma_desc_sw128(a_addr + 64 * 128 + s * 32), db, 1);
+    }
+    hg_wgmma_commit_group();
+    hg_wgmma_wait_group<0>();
+    hg_acc_fence<64>(acc0);
+    hg_acc_fence<64>(acc1);
+}
+
 /* ---- host side of a TMA launcher ------------------------------------------ */
 
 /* A (m x k) and B (n x k) of a TN problem as 2-D tensor maps with 128-byte
@@ -161,4 +209,49 @@ static inline hg_status hg_set_smem(const void *func, int bytes, const char *ker
     (void)cudaGetLastError();
     hg__err_set(e, "%s: cannot get %d bytes of shared memory: %s", kernel, bytes, cudaGetErrorString(err));
     return HG_STATUS_EXECUTION_FAILED;
+}
+
+/* ---- the one-CTA-per-tile kernels (V0 to V5) ------------------------------ */
+
+/* They share one signature, (map_a, map_b, epi, k_tiles, m_blocks, n_blocks),
+ * a 1-D grid of one CTA per bm x bn output tile, and so one launcher. */
+typedef struct {
+    const char *name;
+    int bm, bn, bk;   /* tile and k block */
+    int threads, smem; /* block size; dynamic shared memory, alignment slack included */
+} hg_tile_grid;
+
+static inline const char *hg_tile_grid_can_serve(const hg__problem *p, const hg__device *d, const hg_tile_grid *g)
+{
+    const char *why = hg__tma_tn_can_serve(p, d);
+    if (why) return why;
+    if (d->smem_optin < g->smem) return "needs more shared memory per block than this device allows.";
+    if (hg_cdiv(p->m, g->bm) * hg_cdiv(p->n, g->bn) > (int64_t)0x7FFFFFFF)
+        return "needs one block per tile, and m x n has more than 2^31 - 1 tiles.";
+    return NULL;
+}
+
+/* kernel_f16 / kernel_bf16: the kernel's two instantiations. */
+static inline hg_status hg_tile_grid_launch(const hg__problem *p, struct CUstream_st *s, hg__err *e,
+                                            const hg_tile_grid *g, const void *kernel_f16, const void *kernel_bf16)
+{
+    CUtensorMap map_a, map_b;
+    hg_status st = hg_tn_tensor_maps(p, (uint32_t)g->bm, (uint32_t)g->bn, &map_a, &map_b, e);
+    if (st != HG_STATUS_SUCCESS) return st;
+    int64_t m_blocks = hg_cdiv(p->m, g->bm), n_blocks = hg_cdiv(p->n, g->bn);
+    int k_tiles = (int)hg_cdiv(p->k, g->bk);
+    hg_epilogue epi = hg_epilogue_of(p);
+    const void *fn = p->dtype == HG_BF16 ? kernel_bf16 : kernel_f16;
+    st = hg_set_smem(fn, g->smem, g->name, e);
+    if (st != HG_STATUS_SUCCESS) return st;
+    void *args[6] = {&map_a, &map_b, &epi, &k_tiles, &m_blocks, &n_blocks};
+    /* tiles < 2^31: hg_tile_grid_can_serve */
+    cudaError_t err = cudaLaunchKernel(fn, dim3((unsigned)(m_blocks * n_blocks)), dim3((unsigned)g->threads), args,
+                                       (size_t)g->smem, (cudaStream_t)s);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        hg__err_set(e, "%s: launch failed: %s", g->name, cudaGetErrorString(err));
+        return HG_STATUS_EXECUTION_FAILED;
+    }
+    return hg_launch_status(g->name, e);
 }

@@ -94,3 +94,54 @@ static __device__ __forceinline__ uint64_t *hg_pipe_prev_consumer_barrier(const 
 {
     return &p.empty[(c.stage + p.stages - 1) % p.stages];
 }
+
+/*
+ * The producer of a one-tile TN kernel (V4, V5), run by one thread. For each
+ * k block (bk wide): wait until the slot is empty, arm its full barrier with
+ * the one arrival and the stage's bytes, issue the loads: A's box at the slot
+ * start, B's box a_bytes after it. Out-of-bounds rows and columns (m, n or k
+ * edges) arrive as zeros and still count, so the byte count is always the
+ * full stage. Coordinates fit int32: row_a <= m - 1, row_b <= n - 1,
+ * kt * bk <= k - 1, all below 2^31 (hg__tma_tn_can_serve).
+ *
+ * Then the drain: `stages` more acquires, i.e. wait until the consumers have
+ * released every load still outstanding. Not needed for correctness in a
+ * one-CTA kernel (the consumers wait on the full barrier of every load, so the
+ * CTA cannot retire with a load in flight), but the thread that issued the
+ * bulk copies then never exits before they landed and were consumed, the
+ * rule we keep for every TMA issuer. Why `stages` acquires and not the seed's
+ * min(stages, k_tiles): with k_tiles < stages, positions k_tiles..stages-1 are
+ * slots never loaded, whose fresh barriers answer parity 1 at once, so
+ * min(stages, k_tiles) acquires miss releases (with k_tiles = 1, all of them).
+ * With `stages` acquires, position p (k_tiles <= p < k_tiles + stages) waits
+ * for the release of load p - stages when p >= stages, and passes at once on
+ * a never-loaded slot otherwise. A slot's empty barrier is never more than one
+ * phase ahead of the producer's cursor, so each parity test is unambiguous.
+ */
+static __device__ __forceinline__ void hg_pipe_produce_tn(const hg_pipeline &pipe, uint8_t *smem,
+                                                          uint32_t stage_bytes, uint32_t a_bytes, int bk,
+                                                          const CUtensorMap *map_a, const CUtensorMap *map_b,
+                                                          int k_tiles, int32_t row_a, int32_t row_b)
+{
+    hg_prefetch_tensormap(map_a);
+    hg_prefetch_tensormap(map_b);
+    hg_pipe_cursor c = hg_pipe_producer_start();
+    for (int kt = 0; kt < k_tiles; kt++) {
+        /* empty[s]: on the first lap (phase 1 on a fresh barrier) this returns
+         * at once; after that it waits for the consumers' release of the load
+         * that used this slot one lap earlier. */
+        hg_pipe_producer_acquire(pipe, c);
+        uint8_t *stage = smem + c.stage * stage_bytes;
+        uint64_t *full = hg_pipe_producer_barrier(pipe, c);
+        /* full[s]: arrive count 1 = this arrival; the phase completes once the
+         * stage's bytes have landed too. */
+        hg_mbarrier_arrive_expect_tx(full, stage_bytes);
+        hg_tma_load_2d(stage, map_a, full, kt * bk, row_a);
+        hg_tma_load_2d(stage + a_bytes, map_b, full, kt * bk, row_b);
+        hg_pipe_advance(pipe, &c);
+    }
+    for (int s = 0; s < pipe.stages; s++) {
+        hg_pipe_producer_acquire(pipe, c);
+        hg_pipe_advance(pipe, &c);
+    }
+}

@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(V0_THREADS, 1)
     extern __shared__ uint8_t smem_raw[];
     __shared__ uint64_t full; /* one barrier: arrive count 1 (thread 0's expect_tx) + the tile bytes */
 
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *smem = hg_smem_align1024(smem_raw);
     uint8_t *sa = smem, *sb = smem + V0_A_BYTES;
     const uint32_t sa_addr = hg_smem_addr(sa), sb_addr = hg_smem_addr(sb);
 
@@ -131,33 +131,15 @@ __global__ void __launch_bounds__(V0_THREADS, 1)
     }
 }
 
+static const hg_tile_grid v0_grid = {"v0", V0_BM, V0_BN, V0_BK, V0_THREADS, V0_SMEM};
+
 const char *hg__v0_can_serve(const hg__problem *p, const hg__device *d)
 {
-    const char *why = hg__tma_tn_can_serve(p, d);
-    if (why) return why;
-    if (d->smem_optin < V0_SMEM) return "needs more shared memory than the device gives a block.";
-    if (hg_cdiv(p->m, V0_BM) * hg_cdiv(p->n, V0_BN) > 0x7FFFFFFF) return "has more tiles than a grid can hold.";
-    return NULL;
+    return hg_tile_grid_can_serve(p, d, &v0_grid);
 }
 
 hg_status hg__v0_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e)
 {
     (void)d;
-    CUtensorMap map_a, map_b;
-    hg_status st = hg_tn_tensor_maps(p, V0_BM, V0_BN, &map_a, &map_b, e);
-    if (st != HG_STATUS_SUCCESS) return st;
-    const int64_t m_blocks = hg_cdiv(p->m, V0_BM), n_blocks = hg_cdiv(p->n, V0_BN);
-    const int64_t tiles = m_blocks * n_blocks; /* < 2^31, checked by can_serve */
-    const int k_tiles = (int)hg_cdiv(p->k, V0_BK);
-    const hg_epilogue epi = hg_epilogue_of(p);
-    const void *fn = p->dtype == HG_BF16 ? (const void *)hg_v0_kernel<1> : (const void *)hg_v0_kernel<0>;
-    st = hg_set_smem(fn, V0_SMEM, "v0", e);
-    if (st != HG_STATUS_SUCCESS) return st;
-    if (p->dtype == HG_BF16)
-        hg_v0_kernel<1><<<(unsigned)tiles, V0_THREADS, V0_SMEM, (cudaStream_t)s>>>(map_a, map_b, epi, k_tiles,
-                                                                                   m_blocks, n_blocks);
-    else
-        hg_v0_kernel<0><<<(unsigned)tiles, V0_THREADS, V0_SMEM, (cudaStream_t)s>>>(map_a, map_b, epi, k_tiles,
-                                                                                   m_blocks, n_blocks);
-    return hg_launch_status("v0", e);
+    return hg_tile_grid_launch(p, s, e, &v0_grid, (const void *)hg_v0_kernel<0>, (const void *)hg_v0_kernel<1>);
 }

@@ -35,7 +35,6 @@ enum {
     V1_RASTER_GROUP = 8,
     V1_A_BYTES = V1_BM * V1_BK * 2, /* 16 KiB */
     V1_B_BYTES = V1_BN * V1_BK * 2, /* 16 KiB */
-    V1_A_HALF_BYTES = 64 * V1_BK * 2, /* rows 64-127 of the A tile start here: 8 KiB, 1024-aligned */
     V1_SMEM = V1_A_BYTES + V1_B_BYTES + 1024 /* alignment slack */,
 };
 
@@ -51,7 +50,7 @@ __global__ void __launch_bounds__(V1_THREADS, 1)
 
     /* The 128-byte swizzle (TMA's and the descriptors') needs 1024-byte
      * aligned tiles; A_BYTES is a multiple of 1024, so B's tile is too. */
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *smem = hg_smem_align1024(smem_raw);
     uint8_t *sa = smem, *sb = smem + V1_A_BYTES;
     const uint32_t sa_addr = hg_smem_addr(sa), sb_addr = hg_smem_addr(sb);
 
@@ -91,20 +90,8 @@ __global__ void __launch_bounds__(V1_THREADS, 1)
          * its own wait. */
         hg_mbarrier_wait(&full, (uint32_t)(kt & 1));
 
-        hg_wgmma_fence();
-#pragma unroll
-        for (int s = 0; s < V1_BK / 16; s++) {
-            /* k16 slice s starts 32 bytes further into each 128-byte row; the
-             * swizzle is a function of the address bits, so the descriptor of
-             * a slice is the tile's with the start address moved. */
-            const uint64_t db = hg_wgmma_desc_sw128(sb_addr + s * 32);
-            hg_wgmma_m64k16<128, DT>(acc0, hg_wgmma_desc_sw128(sa_addr + s * 32), db, 1);
-            hg_wgmma_m64k16<128, DT>(acc1, hg_wgmma_desc_sw128(sa_addr + V1_A_HALF_BYTES + s * 32), db, 1);
-        }
-        hg_wgmma_commit_group();
-        hg_wgmma_wait_group<0>();
-        hg_acc_fence<64>(acc0);
-        hg_acc_fence<64>(acc1);
+        /* Two m64n128 halves, eight wgmmas, then wait_group 0. */
+        hg_wgmma_128x128_k64_wait<DT>(acc0, acc1, sa_addr, sb_addr);
         /* Every warp's wgmmas are done reading the tiles before thread 0
          * issues the next k block's TMA over them. */
         __syncthreads();
@@ -115,33 +102,15 @@ __global__ void __launch_bounds__(V1_THREADS, 1)
     hg_store_wgmma_acc<DT, 128>(epi, acc1, (int64_t)row0 + 64, (int64_t)col0, tid);
 }
 
+static const hg_tile_grid v1_grid = {"v1", V1_BM, V1_BN, V1_BK, V1_THREADS, V1_SMEM};
+
 const char *hg__v1_can_serve(const hg__problem *p, const hg__device *d)
 {
-    const char *why = hg__tma_tn_can_serve(p, d);
-    if (why) return why;
-    if (d->smem_optin < V1_SMEM) return "needs more shared memory than the device gives a block.";
-    if (hg_cdiv(p->m, V1_BM) * hg_cdiv(p->n, V1_BN) > 0x7FFFFFFF) return "has more tiles than a grid can hold.";
-    return NULL;
+    return hg_tile_grid_can_serve(p, d, &v1_grid);
 }
 
 hg_status hg__v1_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e)
 {
     (void)d;
-    CUtensorMap map_a, map_b;
-    hg_status st = hg_tn_tensor_maps(p, V1_BM, V1_BN, &map_a, &map_b, e);
-    if (st != HG_STATUS_SUCCESS) return st;
-    const int64_t m_blocks = hg_cdiv(p->m, V1_BM), n_blocks = hg_cdiv(p->n, V1_BN);
-    const int64_t tiles = m_blocks * n_blocks; /* < 2^31, checked by can_serve */
-    const int k_tiles = (int)hg_cdiv(p->k, V1_BK);
-    const hg_epilogue epi = hg_epilogue_of(p);
-    const void *fn = p->dtype == HG_BF16 ? (const void *)hg_v1_kernel<1> : (const void *)hg_v1_kernel<0>;
-    st = hg_set_smem(fn, V1_SMEM, "v1", e);
-    if (st != HG_STATUS_SUCCESS) return st;
-    if (p->dtype == HG_BF16)
-        hg_v1_kernel<1><<<(unsigned)tiles, V1_THREADS, V1_SMEM, (cudaStream_t)s>>>(map_a, map_b, epi, k_tiles,
-                                                                                   m_blocks, n_blocks);
-    else
-        hg_v1_kernel<0><<<(unsigned)tiles, V1_THREADS, V1_SMEM, (cudaStream_t)s>>>(map_a, map_b, epi, k_tiles,
-                                                                                   m_blocks, n_blocks);
-    return hg_launch_status("v1", e);
+    return hg_tile_grid_launch(p, s, e, &v1_grid, (const void *)hg_v1_kernel<0>, (const void *)hg_v1_kernel<1>);
 }

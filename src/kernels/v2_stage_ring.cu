@@ -36,7 +36,6 @@ enum {
     V2_RASTER_GROUP = 8,
     V2_A_BYTES = V2_BM * V2_BK * 2,         /* 16 KiB */
     V2_B_BYTES = V2_BN * V2_BK * 2,         /* 16 KiB */
-    V2_A_HALF_BYTES = 64 * V2_BK * 2,       /* rows 64-127 of an A tile: 8 KiB in, 1024-aligned */
     V2_STAGE_BYTES = V2_A_BYTES + V2_B_BYTES, /* 32 KiB; a multiple of 1024 keeps every tile aligned */
     V2_SMEM = V2_STAGES * V2_STAGE_BYTES + 1024 /* alignment slack */,
 };
@@ -55,7 +54,7 @@ __global__ void __launch_bounds__(V2_THREADS, 1)
 
     /* Slot s: A tile at s * STAGE_BYTES, B tile A_BYTES after it (1024-aligned
      * for the 128-byte swizzle). */
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *smem = hg_smem_align1024(smem_raw);
     const uint32_t smem_addr = hg_smem_addr(smem);
 
     int64_t m_block, n_block;
@@ -104,18 +103,8 @@ __global__ void __launch_bounds__(V2_THREADS, 1)
          * wait. */
         hg_mbarrier_wait(&full[stage], phase);
 
-        hg_wgmma_fence();
-#pragma unroll
-        for (int s = 0; s < V2_BK / 16; s++) {
-            /* k16 slice s: the start address moves 32 bytes along the row. */
-            const uint64_t db = hg_wgmma_desc_sw128(sb_addr + s * 32);
-            hg_wgmma_m64k16<128, DT>(acc0, hg_wgmma_desc_sw128(sa_addr + s * 32), db, 1);
-            hg_wgmma_m64k16<128, DT>(acc1, hg_wgmma_desc_sw128(sa_addr + V2_A_HALF_BYTES + s * 32), db, 1);
-        }
-        hg_wgmma_commit_group();
-        hg_wgmma_wait_group<0>();
-        hg_acc_fence<64>(acc0);
-        hg_acc_fence<64>(acc1);
+        /* Two m64n128 halves, eight wgmmas, then wait_group 0. */
+        hg_wgmma_128x128_k64_wait<DT>(acc0, acc1, sa_addr, sb_addr);
 
         /* Every warp's wgmmas are done reading this slot ... */
         __syncthreads();
@@ -140,33 +129,15 @@ __global__ void __launch_bounds__(V2_THREADS, 1)
     hg_store_wgmma_acc<DT, 128>(epi, acc1, (int64_t)row0 + 64, (int64_t)col0, tid);
 }
 
+static const hg_tile_grid v2_grid = {"v2", V2_BM, V2_BN, V2_BK, V2_THREADS, V2_SMEM};
+
 const char *hg__v2_can_serve(const hg__problem *p, const hg__device *d)
 {
-    const char *why = hg__tma_tn_can_serve(p, d);
-    if (why) return why;
-    if (d->smem_optin < V2_SMEM) return "needs more shared memory than the device gives a block.";
-    if (hg_cdiv(p->m, V2_BM) * hg_cdiv(p->n, V2_BN) > 0x7FFFFFFF) return "has more tiles than a grid can hold.";
-    return NULL;
+    return hg_tile_grid_can_serve(p, d, &v2_grid);
 }
 
 hg_status hg__v2_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e)
 {
     (void)d;
-    CUtensorMap map_a, map_b;
-    hg_status st = hg_tn_tensor_maps(p, V2_BM, V2_BN, &map_a, &map_b, e);
-    if (st != HG_STATUS_SUCCESS) return st;
-    const int64_t m_blocks = hg_cdiv(p->m, V2_BM), n_blocks = hg_cdiv(p->n, V2_BN);
-    const int64_t tiles = m_blocks * n_blocks; /* < 2^31, checked by can_serve */
-    const int k_tiles = (int)hg_cdiv(p->k, V2_BK);
-    const hg_epilogue epi = hg_epilogue_of(p);
-    const void *fn = p->dtype == HG_BF16 ? (const void *)hg_v2_kernel<1> : (const void *)hg_v2_kernel<0>;
-    st = hg_set_smem(fn, V2_SMEM, "v2", e);
-    if (st != HG_STATUS_SUCCESS) return st;
-    if (p->dtype == HG_BF16)
-        hg_v2_kernel<1><<<(unsigned)tiles, V2_THREADS, V2_SMEM, (cudaStream_t)s>>>(map_a, map_b, epi, k_tiles,
-                                                                                   m_blocks, n_blocks);
-    else
-        hg_v2_kernel<0><<<(unsigned)tiles, V2_THREADS, V2_SMEM, (cudaStream_t)s>>>(map_a, map_b, epi, k_tiles,
-                                                                                   m_blocks, n_blocks);
-    return hg_launch_status("v2", e);
+    return hg_tile_grid_launch(p, s, e, &v2_grid, (const void *)hg_v2_kernel<0>, (const void *)hg_v2_kernel<1>);
 }

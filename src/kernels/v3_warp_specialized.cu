@@ -41,7 +41,6 @@ enum {
     V3_RASTER_GROUP = 8,
     V3_A_BYTES = V3_BM * V3_BK * 2,         /* 16 KiB */
     V3_B_BYTES = V3_BN * V3_BK * 2,         /* 16 KiB */
-    V3_A_HALF_BYTES = 64 * V3_BK * 2,       /* rows 64-127 of an A tile: 8 KiB in, 1024-aligned */
     V3_STAGE_BYTES = V3_A_BYTES + V3_B_BYTES, /* 32 KiB; a multiple of 1024 keeps every tile aligned */
     V3_SMEM = V3_STAGES * V3_STAGE_BYTES + 1024 /* alignment slack */,
 };
@@ -78,7 +77,7 @@ __global__ void __launch_bounds__(V3_THREADS, 1)
 
     /* Slot s: A tile at s * STAGE_BYTES, B tile A_BYTES after it (1024-aligned
      * for the 128-byte swizzle). */
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *smem = hg_smem_align1024(smem_raw);
 
     int64_t m_block, n_block;
     hg_raster_tile(blockIdx.x, m_blocks, n_blocks, V3_RASTER_GROUP, &m_block, &n_block);
@@ -141,18 +140,8 @@ __global__ void __launch_bounds__(V3_THREADS, 1)
 
         hg_mbarrier_wait(&full[stage], phase);
 
-        hg_wgmma_fence();
-#pragma unroll
-        for (int s = 0; s < V3_BK / 16; s++) {
-            /* k16 slice s: the start address moves 32 bytes along the row. */
-            const uint64_t db = hg_wgmma_desc_sw128(sb_addr + s * 32);
-            hg_wgmma_m64k16<128, DT>(acc0, hg_wgmma_desc_sw128(sa_addr + s * 32), db, 1);
-            hg_wgmma_m64k16<128, DT>(acc1, hg_wgmma_desc_sw128(sa_addr + V3_A_HALF_BYTES + s * 32), db, 1);
-        }
-        hg_wgmma_commit_group();
-        hg_wgmma_wait_group<0>();
-        hg_acc_fence<64>(acc0);
-        hg_acc_fence<64>(acc1);
+        /* Two m64n128 halves, eight wgmmas, then wait_group 0. */
+        hg_wgmma_128x128_k64_wait<DT>(acc0, acc1, sa_addr, sb_addr);
 
         /* The warp group's wgmmas on this slot are complete: one thread hands
          * it back to the producer (empty's arrive count is 1). */
@@ -170,33 +159,15 @@ __global__ void __launch_bounds__(V3_THREADS, 1)
     hg_store_wgmma_acc<DT, 128>(epi, acc1, (int64_t)row0 + 64, (int64_t)col0, tid);
 }
 
+static const hg_tile_grid v3_grid = {"v3", V3_BM, V3_BN, V3_BK, V3_THREADS, V3_SMEM};
+
 const char *hg__v3_can_serve(const hg__problem *p, const hg__device *d)
 {
-    const char *why = hg__tma_tn_can_serve(p, d);
-    if (why) return why;
-    if (d->smem_optin < V3_SMEM) return "needs more shared memory than the device gives a block.";
-    if (hg_cdiv(p->m, V3_BM) * hg_cdiv(p->n, V3_BN) > 0x7FFFFFFF) return "has more tiles than a grid can hold.";
-    return NULL;
+    return hg_tile_grid_can_serve(p, d, &v3_grid);
 }
 
 hg_status hg__v3_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e)
 {
     (void)d;
-    CUtensorMap map_a, map_b;
-    hg_status st = hg_tn_tensor_maps(p, V3_BM, V3_BN, &map_a, &map_b, e);
-    if (st != HG_STATUS_SUCCESS) return st;
-    const int64_t m_blocks = hg_cdiv(p->m, V3_BM), n_blocks = hg_cdiv(p->n, V3_BN);
-    const int64_t tiles = m_blocks * n_blocks; /* < 2^31, checked by can_serve */
-    const int k_tiles = (int)hg_cdiv(p->k, V3_BK);
-    const hg_epilogue epi = hg_epilogue_of(p);
-    const void *fn = p->dtype == HG_BF16 ? (const void *)hg_v3_kernel<1> : (const void *)hg_v3_kernel<0>;
-    st = hg_set_smem(fn, V3_SMEM, "v3", e);
-    if (st != HG_STATUS_SUCCESS) return st;
-    if (p->dtype == HG_BF16)
-        hg_v3_kernel<1><<<(unsigned)tiles, V3_THREADS, V3_SMEM, (cudaStream_t)s>>>(map_a, map_b, epi, k_tiles,
-                                                                                   m_blocks, n_blocks);
-    else
-        hg_v3_kernel<0><<<(unsigned)tiles, V3_THREADS, V3_SMEM, (cudaStream_t)s>>>(map_a, map_b, epi, k_tiles,
-                                                                                   m_blocks, n_blocks);
-    return hg_launch_status("v3", e);
+    return hg_tile_grid_launch(p, s, e, &v3_grid, (const void *)hg_v3_kernel<0>, (const void *)hg_v3_kernel<1>);
 }

@@ -43,7 +43,6 @@ enum {
     V5_BN = 256,                                /* tile columns (N) = wgmma N */
     V5_BK = 64,                                 /* k block: one 128-byte swizzled row */
     V5_WG_M = 64,                               /* rows per consumer warp group = wgmma M */
-    V5_WG_K = 16,                               /* k of one wgmma */
     V5_STAGES = 4,
     V5_GROUP = 4,                               /* rasterization band, tiles along N */
     V5_CONSUMERS = 2,                           /* consumer warp groups */
@@ -61,95 +60,15 @@ enum {
 /* Dynamic shared memory: [stage 0: A | B][stage 1]...[full[4] | empty[4]]. */
 extern __shared__ uint8_t hg_v5_smem[];
 
-/* The dynamic shared memory rounded up to a 1024-byte aligned shared-window
- * address (the 128-byte swizzle's atom is 8 rows x 128 B = 1024 B). */
-static __device__ __forceinline__ uint8_t *v5_smem_base(void)
-{
-    uint32_t a = hg_smem_addr(hg_v5_smem);
-    return hg_v5_smem + ((1024u - (a & 1023u)) & 1023u);
-}
 
-/*
- * Producer (one thread). For each k block: wait until the slot is empty,
- * arm the slot's full barrier with its one arrival and the stage's bytes,
- * issue the loads. A is one 128-row box: it lands as the two 64-row slabs,
- * slab 1 at +8 KiB (rows 64..127), which is also where a 1024-aligned swizzled
- * 64-row box would put it. Out-of-bounds rows and columns (m, n or k edges)
- * arrive as zeros and still count, so the byte count is always the full
- * 48 KiB. Coordinates fit int32: row_a <= m - 1, row_b <= n - 1 and
- * kt * 64 <= k - 1, all below 2^31 (hg__tma_tn_can_serve).
- */
-static __device__ __forceinline__ void v5_producer(const hg_pipeline &pipe, uint8_t *smem, const CUtensorMap *map_a,
-                                                   const CUtensorMap *map_b, int k_tiles, int32_t row_a,
-                                                   int32_t row_b)
-{
-    hg_prefetch_tensormap(map_a);
-    hg_prefetch_tensormap(map_b);
-    hg_pipe_cursor c = hg_pipe_producer_start();
-    for (int kt = 0; kt < k_tiles; kt++) {
-        /* empty[s]: on the first lap (phase 1 on a fresh barrier) this returns
-         * at once; after that it waits for both consumers' release of the load
-         * that used this slot one lap earlier. */
-        hg_pipe_producer_acquire(pipe, c);
-        uint8_t *stage = smem + c.stage * V5_STAGE_BYTES;
-        uint64_t *full = hg_pipe_producer_barrier(pipe, c);
-        /* full[s]: arrive count 1 = this arrival; the phase completes once the
-         * 48 KiB below have landed too. */
-        hg_mbarrier_arrive_expect_tx(full, V5_STAGE_BYTES);
-        hg_tma_load_2d(stage, map_a, full, kt * V5_BK, row_a);
-        hg_tma_load_2d(stage + V5_A_BYTES, map_b, full, kt * V5_BK, row_b);
-        hg_pipe_advance(pipe, &c);
-    }
-    /*
-     * Drain: acquire V5_STAGES more slots, i.e. wait until the consumers have
-     * released every load still outstanding. Is it needed for correctness
-     * here? No: the consumers wait on the full barrier of every load, so the
-     * CTA cannot retire while a load is in flight, and their empty arrivals
-     * land in the shared memory of a CTA that is still running. What it buys:
-     * the thread that issued the bulk copies does not exit before they all
-     * landed and were consumed (the rule we keep for every TMA issuer), and
-     * it is the pattern a cluster version needs, where a peer's arrivals and
-     * multicast writes target this CTA's shared memory.
-     * Why V5_STAGES acquires and not the seed's min(stages, k_tiles): when
-     * k_tiles < stages, positions k_tiles..stages-1 are slots never loaded,
-     * whose fresh barriers answer parity 1 at once, so min(stages, k_tiles)
-     * acquires miss some releases (with k_tiles = 1, all of them). With
-     * V5_STAGES acquires, position p (k_tiles <= p < k_tiles + stages) waits
-     * for the release of load p - stages when p >= stages and passes at once
-     * on a never-loaded slot otherwise: every load is covered. A slot's empty
-     * barrier is never more than one phase ahead of the producer's cursor
-     * (each phase needs a load first), so each parity test is unambiguous.
-     */
-    for (int s = 0; s < V5_STAGES; s++) {
-        hg_pipe_producer_acquire(pipe, c);
-        hg_pipe_advance(pipe, &c);
-    }
-}
 
-/* The four m64n256k16 wgmmas of one k block (k slices at +32 bytes within the
- * 128-byte swizzled rows), accumulating into acc, committed as one group. The
- * first acc fence pins every earlier write of acc (the zeroing) before
- * wgmma.fence. The group issued before may still be running: wgmmas of one
- * shape that accumulate into the same registers are ordered by the hardware,
- * so no wait is needed between the two groups. */
-template <int DT>
-static __device__ __forceinline__ void v5_mma_block(float *acc, uint32_t a_addr, uint32_t b_addr)
-{
-    hg_acc_fence<V5_ACC>(acc);
-    hg_wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < V5_BK / V5_WG_K; kk++)
-        hg_wgmma_m64k16<V5_BN, DT>(acc, hg_wgmma_desc_sw128(a_addr + kk * V5_WG_K * 2),
-                                   hg_wgmma_desc_sw128(b_addr + kk * V5_WG_K * 2), 1);
-    hg_wgmma_commit_group();
-}
 
 template <int DT>
 __global__ void __launch_bounds__(V5_THREADS, 1)
     hg_v5_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                  hg_epilogue epi, int k_tiles, int64_t m_blocks, int64_t n_blocks)
 {
-    uint8_t *smem = v5_smem_base();
+    uint8_t *smem = hg_smem_align1024(hg_v5_smem);
     hg_pipeline pipe;
     pipe.full = (uint64_t *)(smem + V5_STAGES * V5_STAGE_BYTES);
     pipe.empty = pipe.full + V5_STAGES;
@@ -169,7 +88,8 @@ __global__ void __launch_bounds__(V5_THREADS, 1)
     const int64_t row0 = mb * V5_BM, col0 = nb * V5_BN;
 
     if (tid / 32 == V5_PRODUCER_WARP) {
-        if (tid % 32 == 0) v5_producer(pipe, smem, &map_a, &map_b, k_tiles, (int32_t)row0, (int32_t)col0);
+        if (tid % 32 == 0) hg_pipe_produce_tn(pipe, smem, V5_STAGE_BYTES, V5_A_BYTES, V5_BK, &map_a, &map_b, k_tiles,
+                                               (int32_t)row0, (int32_t)col0);
         return;
     }
 
@@ -197,15 +117,18 @@ __global__ void __launch_bounds__(V5_THREADS, 1)
     /* Prologue: k block 0, issued and left in flight (one group pending). */
     hg_pipe_consumer_acquire(pipe, c);
     uint32_t stage = hg_smem_addr(smem + c.stage * V5_STAGE_BYTES);
-    v5_mma_block<DT>(acc, stage + wg * V5_A_SLAB_BYTES, stage + V5_A_BYTES);
+    hg_wgmma_k64_block<V5_BN, DT>(acc, stage + wg * V5_A_SLAB_BYTES, stage + V5_A_BYTES);
     hg_pipe_advance(pipe, &c);
 
     /* Steady state: issue k block kt (two groups pending), wait until only
-     * it is pending, release k block kt-1's slot. */
+     * it is pending, release k block kt-1's slot. The group issued before may
+     * still be running when kt's wgmmas are issued: wgmmas of one shape that
+     * accumulate into the same registers are ordered by the hardware, so no
+     * wait is needed between the two groups. */
     for (int kt = 1; kt < k_tiles; kt++) {
         hg_pipe_consumer_acquire(pipe, c);
         stage = hg_smem_addr(smem + c.stage * V5_STAGE_BYTES);
-        v5_mma_block<DT>(acc, stage + wg * V5_A_SLAB_BYTES, stage + V5_A_BYTES);
+        hg_wgmma_k64_block<V5_BN, DT>(acc, stage + wg * V5_A_SLAB_BYTES, stage + V5_A_BYTES);
         hg_wgmma_wait_group<1>();
         hg_acc_fence<V5_ACC>(acc);
         /* This thread's wait covers the warp group's whole wgmma group (each
@@ -225,39 +148,15 @@ __global__ void __launch_bounds__(V5_THREADS, 1)
     hg_store_wgmma_acc<DT, V5_BN>(epi, acc, row0 + wg * V5_WG_M, col0, tid_in_wg);
 }
 
+static const hg_tile_grid v5_grid = {"v5", V5_BM, V5_BN, V5_BK, V5_THREADS, V5_SMEM_BYTES};
+
 extern "C" const char *hg__v5_can_serve(const hg__problem *p, const hg__device *d)
 {
-    const char *why = hg__tma_tn_can_serve(p, d);
-    if (why) return why;
-    if (d->smem_optin < V5_SMEM_BYTES)
-        return "needs 197696 bytes of shared memory per block (4 stages of 48 KiB), more than this device "
-               "allows.";
-    if (hg_cdiv(p->m, V5_BM) * hg_cdiv(p->n, V5_BN) > (int64_t)0x7FFFFFFF)
-        return "needs one block per 128 x 256 tile, and m x n has more than 2^31 - 1 tiles.";
-    return NULL;
+    return hg_tile_grid_can_serve(p, d, &v5_grid);
 }
 
 extern "C" hg_status hg__v5_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e)
 {
     (void)d;
-    CUtensorMap map_a, map_b;
-    hg_status st = hg_tn_tensor_maps(p, V5_BM, V5_BN, &map_a, &map_b, e);
-    if (st != HG_STATUS_SUCCESS) return st;
-
-    const int64_t m_blocks = hg_cdiv(p->m, V5_BM), n_blocks = hg_cdiv(p->n, V5_BN);
-    const int k_tiles = (int)hg_cdiv(p->k, V5_BK);
-    const hg_epilogue epi = hg_epilogue_of(p);
-    const dim3 grid((unsigned)(m_blocks * n_blocks));
-    cudaStream_t stream = (cudaStream_t)s;
-
-    if (p->dtype == HG_F16) {
-        st = hg_set_smem((const void *)hg_v5_kernel<0>, V5_SMEM_BYTES, "v5", e);
-        if (st != HG_STATUS_SUCCESS) return st;
-        hg_v5_kernel<0><<<grid, V5_THREADS, V5_SMEM_BYTES, stream>>>(map_a, map_b, epi, k_tiles, m_blocks, n_blocks);
-    } else {
-        st = hg_set_smem((const void *)hg_v5_kernel<1>, V5_SMEM_BYTES, "v5", e);
-        if (st != HG_STATUS_SUCCESS) return st;
-        hg_v5_kernel<1><<<grid, V5_THREADS, V5_SMEM_BYTES, stream>>>(map_a, map_b, epi, k_tiles, m_blocks, n_blocks);
-    }
-    return hg_launch_status("v5", e);
+    return hg_tile_grid_launch(p, s, e, &v5_grid, (const void *)hg_v5_kernel<0>, (const void *)hg_v5_kernel<1>);
 }

@@ -240,8 +240,7 @@ static __device__ __forceinline__ void v6_epilogue_half(const CUtensorMap *map_c
  * size), as multicast needs: it writes at the same offset in each. */
 static __device__ __forceinline__ uint8_t *v6_smem(uint8_t *raw_base)
 {
-    uint32_t raw = hg_smem_addr(raw_base);
-    return raw_base + (((raw + 1023u) & ~1023u) - raw);
+    return hg_smem_align1024(raw_base);
 }
 
 /* The ring's barriers: full[3], then empty[3], after the staging slots. */
