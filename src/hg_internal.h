@@ -63,7 +63,19 @@ typedef struct {
     const char *(*can_serve)(const hg__problem *p, const hg__device *d);
     hg_status (*launch)(const hg__problem *p, const hg__device *d,
                         struct CUstream_st *stream, hg__err *e);
+    /* AUTO's model of the kernel (hg__estimate): its measured speed on full
+     * waves (fraction of cuBLAS-best at 8192^3 fp16 TN on the H200), the
+     * output block one scheduling unit computes (a CTA, or V6's 2-CTA
+     * cluster), and how many such units run at once per SM. */
+    double speed;
+    int unit_m, unit_n;
+    double units_per_sm;
 } hg__kernel_entry;
+
+/* AUTO's estimate of a kernel's throughput on this problem, relative to
+ * cuBLAS-best: its full-wave speed times the fraction of the last wave's
+ * slots that hold work (wave quantization). Pure host arithmetic. */
+double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d);
 
 /* Each kernel file src/kernels/NAME.cu defines this pair (C linkage). */
 #define HG_DECLARE_KERNEL(name)                                                                   \

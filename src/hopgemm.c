@@ -188,12 +188,16 @@ static hg_status plan(hg_handle h, const hg__problem *p, const hg__kernel_entry 
                     h->dev.ordinal, h->dev.cc_major, h->dev.cc_minor);
     if (p->m == 0 || p->n == 0) return ok(h);
     if (h->kernel == HG_KERNEL_AUTO) {
+        double best = -1.0;
         for (int i = 0; i < hg__kernel_count; i++) {
-            if (hg__kernels[i].can_serve(p, &h->dev) == NULL) {
+            if (hg__kernels[i].can_serve(p, &h->dev) != NULL) continue;
+            double est = hg__estimate(&hg__kernels[i], p, &h->dev);
+            if (est > best) {
+                best = est;
                 *chosen = &hg__kernels[i];
-                return ok(h);
             }
         }
+        if (*chosen) return ok(h);
         return fail(h, HG_STATUS_INTERNAL_ERROR, "hg_gemm: no registered kernel serves this call (a bug).");
     }
     const hg__kernel_entry *k = hg__find_kernel(h->kernel);

@@ -1,30 +1,47 @@
 /*
- * The kernel table: every registered kernel, in AUTO's order of preference
- * (fastest first, as measured on the H200; see docs/results.md). Dispatch,
- * the tool (--list, --kernel), and the tests all read this one table. A kernel
- * that is not finished is not listed here.
+ * The kernel table: every registered kernel. Dispatch, the tool (--list,
+ * --kernel), and the tests all read this one table. A kernel that is not
+ * finished is not listed here.
+ *
+ * AUTO takes, among the kernels that can serve a call, the one with the
+ * highest hg__estimate: the full-wave speed below (the fraction of
+ * cuBLAS-best each reached at 8192^3 fp16 TN on the H200, median of 3 fresh
+ * processes, 2026-11-29, bench/results/) times the wave efficiency of the
+ * call's tile count. That is what makes V5 win at 4096^3 (V6's 256 x 320
+ * cluster tiles fill 3.2 waves of 66 clusters: 79%) and V6 at 8192^3. Ties go
+ * to the earlier entry; generic, last, serves everything.
  */
-#include "hg_internal.h"
+#include <math.h>
 
+#include "hg_internal.h"
 
 const hg__kernel_entry hg__kernels[] = {
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
-     hg__v6_can_serve, hg__v6_launch},
+     hg__v6_can_serve, hg__v6_launch, 0.97, 256, 320, 0.5},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch},
+     hg__v5_launch, 0.90, 128, 256, 1.0},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch},
-    {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0},
+    {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
-     hg__generic_can_serve, hg__generic_launch},
+     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0},
 };
 
 const int hg__kernel_count = (int)(sizeof hg__kernels / sizeof hg__kernels[0]);
+
+double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d)
+{
+    double tiles = ceil((double)p->m / k->unit_m) * ceil((double)p->n / k->unit_n);
+    double slots = floor(d->sm_count * k->units_per_sm);
+    if (tiles <= 0 || slots < 1) return 0.0;
+    double waves = ceil(tiles / slots);
+    return k->speed * tiles / (waves * slots);
+}
