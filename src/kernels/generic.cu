@@ -40,7 +40,9 @@
  * tiles (grouped rasterization, groups of 8 along N), with a grid-stride loop
  * in case there are more than 2^31 - 1 tiles.
  *
- * Measured: not yet measured on the H200.
+ * Measured on the H200 (2026-11-29, fp16 TN fast path, median of 3 processes):
+ * 8192^3 2.982 ms, 369 TFLOPS, 0.48 of cuBLAS-best; tensor pipe (HMMA) 61%.
+ * docs/generic.md.
  */
 #include "common.cuh"
 

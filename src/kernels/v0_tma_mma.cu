@@ -15,7 +15,8 @@
  * each 32 x 64. Serves TN (A m x k, B n x k, both K-major).
  *
  * Tutorial (H100 SXM, 8192^3 fp16): 41% of cuBLAS.
- * Measured on the H200: see docs/v0.md.
+ * Measured on the H200 (2026-11-29, fp16 TN, median of 3 processes): 8192^3
+ * 2.813 ms, 391 TFLOPS, 0.51 of cuBLAS-best; tensor pipe 65%. docs/v0.md.
  */
 #include "common.cuh"
 

@@ -23,7 +23,8 @@
  * rasterization (groups of 8 tile columns). Serves TN (A m x k, B n x k).
  *
  * Tutorial (H100 SXM, 8192^3 fp16): 73% of cuBLAS.
- * Measured on the H200: not yet.
+ * Measured on the H200 (2026-11-29, fp16 TN, median of 3 processes): 8192^3
+ * 1.871 ms, 588 TFLOPS, 0.77 of cuBLAS-best; tensor pipe 75%. docs/v1.md.
  */
 #include "common.cuh"
 

@@ -23,7 +23,8 @@
  * over tiles, grouped rasterization (groups of 8 tile columns). Serves TN.
  *
  * Tutorial (H100 SXM, 8192^3 fp16): 70% of cuBLAS.
- * Measured on the H200: not yet.
+ * Measured on the H200 (2026-11-29, fp16 TN, median of 3 processes): 8192^3
+ * 1.754 ms, 627 TFLOPS, 0.82 of cuBLAS-best; tensor pipe 84%. docs/v2.md.
  */
 #include "common.cuh"
 

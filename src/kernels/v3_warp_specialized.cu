@@ -26,7 +26,8 @@
  * 8 tile columns). Serves TN (A m x k, B n x k).
  *
  * Tutorial (H100 SXM, 8192^3 fp16): 77% of cuBLAS.
- * Measured on the H200: not yet.
+ * Measured on the H200 (2026-11-29, fp16 TN, median of 3 processes): 8192^3
+ * 1.790 ms, 614 TFLOPS, 0.81 of cuBLAS-best; tensor pipe 82%. docs/v3.md.
  */
 #include "common.cuh"
 

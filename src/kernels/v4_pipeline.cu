@@ -26,7 +26,8 @@
  * Grid: one CTA per output tile, 1-D, grouped rasterization (hg_raster_tile,
  *   group 4 along N).
  *
- * Measured on the H200: not yet.
+ * Measured on the H200 (2026-11-29, fp16 TN, median of 3 processes): 8192^3
+ * 1.603 ms, 686 TFLOPS, 0.90 of cuBLAS-best; tensor pipe 91%. docs/v4.md.
  * (The tutorial's H100 figure, for orientation only: 86% of cuBLAS.)
  */
 #include "common.cuh"

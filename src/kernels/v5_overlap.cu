@@ -31,7 +31,8 @@
  * Grid: one CTA per output tile, 1-D, grouped rasterization (hg_raster_tile,
  *   group 4 along N).
  *
- * Measured on the H200: not yet.
+ * Measured on the H200 (2026-11-29, fp16 TN, median of 3 processes): 8192^3
+ * 1.611 ms, 683 TFLOPS, 0.90 of cuBLAS-best; tensor pipe 92%. docs/v5.md.
  * (The tutorial's H100 figures, for orientation only: 1.62 ms at 8192^3 fp16,
  * 678 TFLOPS, 91% of cuBLAS; tensor pipe active 88%, up from V4's 80%.)
  */
