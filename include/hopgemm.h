@@ -122,7 +122,9 @@ hg_status hg_set_kernel(hg_handle h, hg_kernel k);
  * hg_gemm: C = alpha * op(A) * op(B) + beta * C, asynchronously on the handle's
  * stream. A, B and C are device pointers (2-byte aligned suffices for GENERIC).
  * m, n or k of 0 is valid: m = 0 or n = 0 does nothing; k = 0 gives
- * C = beta * C. With beta = 0, C is never read (NaN in C cannot leak through).
+ * C = beta * C. With beta = 0, C is never read (NaN in C cannot leak through);
+ * with alpha = 0, A and B are never read (C = beta * C), as in BLAS. The work
+ * runs on the handle's device, whichever device is current at the call.
  * A and B must not overlap C.
  *   HG_STATUS_SUCCESS          the work is queued on the stream.
  *   HG_STATUS_INVALID_VALUE    h is NULL; m, n or k < 0; opA, opB or dtype not a
@@ -168,9 +170,10 @@ const char *hg_kernel_info(int i, hg_kernel *id, const char **summary);
 const char *hg_kernel_name(hg_kernel k);
 
 /*
- * hg_plan: which kernel hg_gemm would run for these arguments, without running
- * anything. Same arguments and statuses as hg_gemm (validation included); on
- * success *chosen holds the kernel (never AUTO).
+ * hg_plan: which kernel hg_gemm would run for these arguments (with an alpha
+ * other than 0), without running anything. Same arguments and statuses as
+ * hg_gemm (validation included), and HG_STATUS_INVALID_VALUE for a NULL
+ * chosen; on success *chosen holds the kernel (never AUTO).
  */
 hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k,
                   const void *A, int64_t lda, const void *B, int64_t ldb, const void *C,

@@ -177,11 +177,14 @@ hg_status hg_set_kernel(hg_handle h, hg_kernel k)
 
 /* Validate and choose the kernel; *chosen is NULL when there is nothing to do
  * (m = 0 or n = 0). */
-static hg_status plan(hg_handle h, const hg__problem *p, const hg__kernel_entry **chosen)
+static hg_status plan(hg_handle h, hg__problem *p, const hg__kernel_entry **chosen)
 {
     *chosen = NULL;
     const char *why = hg__validate(p);
     if (why) return fail(h, HG_STATUS_INVALID_VALUE, "hg_gemm: %s", why);
+    /* As in BLAS, alpha = 0 means A and B are not read: C = beta * C, which is
+     * the k = 0 problem (NaN or Inf in A or B cannot leak into C). */
+    if (p->alpha == 0.0f) p->k = 0;
     if (h->dev.cc_major != 9 || h->dev.cc_minor != 0)
         return fail(h, HG_STATUS_ARCH_MISMATCH,
                     "hg_gemm: device %d is sm_%d%d; hopgemm's kernels are built for sm_90a (Hopper) only.",
@@ -254,9 +257,22 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
     const hg__kernel_entry *e;
     hg_status s = plan(h, &p, &e);
     if (s != HG_STATUS_SUCCESS || e == NULL) return s;
+    /* The handle's device, even if the caller has made another one current
+     * since hg_create; the caller's choice is restored afterwards. */
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess) {
+        cudaError_t ce = cudaGetLastError();
+        return fail(h, HG_STATUS_EXECUTION_FAILED, "hg_gemm: cudaGetDevice failed: %s", cudaGetErrorString(ce));
+    }
+    if (current != h->dev.ordinal && cudaSetDevice(h->dev.ordinal) != cudaSuccess) {
+        cudaError_t ce = cudaGetLastError();
+        return fail(h, HG_STATUS_EXECUTION_FAILED, "hg_gemm: cannot make device %d current: %s", h->dev.ordinal,
+                    cudaGetErrorString(ce));
+    }
     hg__err err;
     err.msg[0] = '\0';
     s = e->launch(&p, &h->dev, (struct CUstream_st *)h->stream, &err);
+    if (current != h->dev.ordinal) (void)cudaSetDevice(current);
     if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_gemm: %s", err.msg);
     return ok(h);
 }

@@ -102,6 +102,7 @@ static int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
     }
     fill_random(hA, na, dt);
     fill_random(hB, nb, dt);
+    if (c->alpha == 0.0f && na > 0) hA[na / 2] = POISON; /* alpha = 0: A must not be read */
     for (int64_t i = 0; i < c->m; i++)
         for (int64_t j = 0; j < ldc; j++)
             hC[i * ldc + j] = j >= c->n ? SENTINEL : c->beta != 0.0f ? rand_elem(dt) : POISON;
@@ -217,6 +218,7 @@ static const gcase tn_cases[] = {
     {HG_OP_N, HG_OP_T, 2048, 2048, 2048, 0, 1.0f, 0.0f, 0}, /* large: sampled */
     {HG_OP_N, HG_OP_T, 4096, 4352, 1024, 0, 1.0f, 0.0f, 0}, /* more tiles than SMs, several rounds */
     {HG_OP_N, HG_OP_T, 3000, 5000, 700, 8, 0.5f, 0.5f, 0},
+    {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 0.0f, 0.5f, 0},    /* alpha = 0: A (holding a NaN) is not read */
 };
 
 /* Small shapes for compute-sanitizer (slow) and quick runs. */
@@ -287,6 +289,10 @@ static void test_generic(void)
                 c.misalign = (int)(s % 3 == 2);
                 run_case(h, HG_KERNEL_GENERIC, &c, (hg_dtype)dt);
             }
+    /* alpha = 0: C = beta C whatever A holds (a NaN is planted in A). */
+    gcase a0 = {HG_OP_N, HG_OP_T, 130, 200, 64, 0, 0.0f, 0.5f, 0};
+    run_case(h, HG_KERNEL_GENERIC, &a0, HG_F16);
+    run_case(h, HG_KERNEL_AUTO, &a0, HG_BF16);
     /* k = 0: C = beta C, with beta = 0 writing zeros over NaN. */
     gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 0.0f, 0};
     run_case(h, HG_KERNEL_GENERIC, &z, HG_F16);

@@ -406,6 +406,9 @@ static void test_reference_by_hand(void)
     p.alpha = 1.0f;
     uint16_t one = 0x3C00, nan = 0x7E00;
     CHECK(hg__ref_element(&p, &one, &one, &nan, 0, 0) == 1.0, "beta = 0 ignores C");
+    p.alpha = 0.0f;
+    p.beta = 2.0f;
+    CHECK(hg__ref_element(&p, &nan, &one, &one, 0, 0) == 2.0, "alpha = 0 ignores A and B");
 }
 
 /* ---- host-side tile logic --------------------------------------------------- */
