@@ -33,6 +33,10 @@ for cu in src/kernels/*.cu; do
 done
 [ -z "$missing" ] && ok "build/every-cu-for-sm_90a" || bad "build/every-cu-for-sm_90a" "no ptxas report for:$missing"
 [ -z "$spills" ] && ok "build/no-register-spills" || bad "build/no-register-spills" "spills in:$spills"
+# ptxas reports serialized wgmma (C7510, C7512: "Potential Performance Loss") and
+# an ignored setmaxnreg (C7508) as info lines, which -Werror does not catch.
+slow=$(grep -lE "Potential Performance Loss|C7508|C751[0-9]" "$BUILD"/src/kernels/*.ptxas 2>/dev/null)
+[ -z "$slow" ] && ok "build/no-wgmma-serialization" || bad "build/no-wgmma-serialization" "$(grep -hE "Potential Performance Loss|C75" $slow | head -4)"
 
 # The library links the CUDA runtime only: no libcuda, so it loads without a driver.
 if [ -f "$BUILD/libhopgemm.so" ]; then
