@@ -545,6 +545,7 @@ typedef struct {
     gpu_info gpu;
     cudaStream_t stream;
     hg_handle h;
+    hg__device dev; /* what the V6 ablations' direct launches need, read once */
     cublasHandle_t cublas;
     cublasLtHandle_t lt;
     cublasLtMatmulDesc_t lt_desc;
@@ -771,6 +772,20 @@ typedef struct {
     int variant; /* SEL_HG: a V6 ablation, launched directly (no dispatch) */
 } launcher;
 
+/* The device as the library describes it (hg__device), for the direct
+ * launches of the V6 ablations; read once, outside the timed launches. */
+static void read_device(hg__device *d)
+{
+    memset(d, 0, sizeof *d);
+    (void)cudaGetDevice(&d->ordinal);
+    (void)cudaDeviceGetAttribute(&d->cc_major, cudaDevAttrComputeCapabilityMajor, d->ordinal);
+    (void)cudaDeviceGetAttribute(&d->cc_minor, cudaDevAttrComputeCapabilityMinor, d->ordinal);
+    (void)cudaDeviceGetAttribute(&d->sm_count, cudaDevAttrMultiProcessorCount, d->ordinal);
+    (void)cudaDeviceGetAttribute(&d->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d->ordinal);
+    (void)cudaDeviceGetAttribute(&d->l2_bytes, cudaDevAttrL2CacheSize, d->ordinal);
+    (void)cudaDeviceGetAttribute(&d->cluster_launch, cudaDevAttrClusterLaunch, d->ordinal);
+}
+
 /* A V6 ablation: the library's internal entry, on the handle's stream. */
 static lstatus launch_v6_variant(bench *b, int variant, const void *A, const void *B, void *C, char *err, size_t n)
 {
@@ -778,20 +793,9 @@ static lstatus launch_v6_variant(bench *b, int variant, const void *A, const voi
     p.A = A;
     p.B = B;
     p.C = C;
-    hg__device d;
-    memset(&d, 0, sizeof d);
-    int dev = 0;
-    cudaGetDevice(&dev);
-    d.ordinal = dev;
-    cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, dev);
-    cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, dev);
-    cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    cudaDeviceGetAttribute(&d.l2_bytes, cudaDevAttrL2CacheSize, dev);
-    cudaDeviceGetAttribute(&d.cluster_launch, cudaDevAttrClusterLaunch, dev);
     hg__err e;
     e.msg[0] = '\0';
-    hg_status s = hg__v6_launch_variant(&p, &d, (struct CUstream_st *)b->stream, &e, variant);
+    hg_status s = hg__v6_launch_variant(&p, &b->dev, (struct CUstream_st *)b->stream, &e, variant);
     if (s == HG_STATUS_SUCCESS) return L_OK;
     copy_str(err, n, e.msg);
     return s == HG_STATUS_NOT_SUPPORTED ? L_NA : L_ERR;
@@ -957,6 +961,7 @@ static int bench_init(bench *b, const options *o)
         snprintf(b->err, sizeof b->err, "hg_create: %s: %s", hg_status_string(hs), hg_last_error(NULL));
         return hs == HG_STATUS_NO_DEVICE ? BENCH_EXIT_NO_GPU : BENCH_EXIT_FAIL;
     }
+    read_device(&b->dev);
     return bench_setup(b) ? 0 : BENCH_EXIT_FAIL;
 }
 
