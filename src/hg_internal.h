@@ -36,6 +36,10 @@ typedef struct {
     int smem_optin;     /* max dynamic shared memory per block, bytes */
     int l2_bytes;
     int cluster_launch; /* the device can launch thread-block clusters */
+    /* The handle's scratch memory on this device (V6's stream-K partials and
+     * counters; the counters zeroed), or NULL when it could not be had. */
+    void *workspace;
+    size_t workspace_bytes;
 } hg__device;
 
 /* Error text travels back from a launcher through this. */
@@ -70,11 +74,16 @@ typedef struct {
     double speed;
     int unit_m, unit_n;
     double units_per_sm;
+    /* The kernel splits its last round stream-K fashion (tiling.h) when the
+     * handle has a workspace; unit_k is then its k block. 0: no. */
+    int unit_k;
 } hg__kernel_entry;
 
 /* AUTO's estimate of a kernel's throughput on this problem, relative to
- * cuBLAS-best: its full-wave speed times the fraction of the last wave's
- * slots that hold work (wave quantization). Pure host arithmetic. */
+ * cuBLAS-best: its full-wave speed times the fraction of the slots' time
+ * that holds work (wave quantization; with a stream-K tail, the tail's
+ * length as the kernel will split it, plus HG_SK_FIXUP_BLOCKS for the
+ * partials). Pure host arithmetic. */
 double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d);
 
 /* Each kernel file src/kernels/NAME.cu defines this pair (C linkage). */
@@ -93,9 +102,14 @@ HG_DECLARE_KERNEL(v5);
 HG_DECLARE_KERNEL(v6);
 
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
- * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue. */
+ * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,
+ * 4 without the stream-K tail. */
 hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e,
                                 int variant);
+
+/* The workspace a handle allocates for V6's stream-K tail on a device with
+ * sm_count SMs (src/kernels/v6_persistent.cu). */
+size_t hg__v6_workspace_bytes(int sm_count);
 
 extern const hg__kernel_entry hg__kernels[];
 extern const int hg__kernel_count;
@@ -112,6 +126,10 @@ const char *hg__validate(const hg__problem *p);
 const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d);
 
 /* Tile rasterization lives in tiling.h (shared with the kernels). */
+
+/* The device a handle is bound to, as the kernels see it (workspace
+ * included): for the tool's direct V6 ablation launches. */
+const hg__device *hg__handle_device(hg_handle h);
 
 /* Tests only: a handle for a made-up device, touching no CUDA API, so the
  * CPU tier can check validation, dispatch and the arch check anywhere. */

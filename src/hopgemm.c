@@ -12,6 +12,7 @@ struct hg_handle_s {
     hg__device dev;
     cudaStream_t stream;
     hg_kernel kernel;
+    int owns_workspace; /* dev.workspace came from cudaMalloc (not a test's) */
     char err[256];
 };
 
@@ -105,12 +106,32 @@ hg_status hg_create(hg_handle *out)
     }
     hg_handle h = (hg_handle)calloc(1, sizeof *h);
     if (h == NULL) return fail(NULL, HG_STATUS_ALLOC_FAILED, "hg_create: out of host memory.");
+    /* V6's stream-K workspace, on a Hopper only. Not having it is no error:
+     * V6 then runs its last round as whole tiles. The counters must start at
+     * zero before any launch on any stream can use them, hence the wait. */
+    if (d.cc_major == 9 && d.cc_minor == 0) {
+        size_t bytes = hg__v6_workspace_bytes(d.sm_count);
+        void *ws = NULL;
+        if (cudaMalloc(&ws, bytes) == cudaSuccess) {
+            if (cudaMemsetAsync(ws, 0, bytes, cudaStreamLegacy) == cudaSuccess &&
+                cudaStreamSynchronize(cudaStreamLegacy) == cudaSuccess) {
+                d.workspace = ws;
+                d.workspace_bytes = bytes;
+            } else {
+                cudaFree(ws);
+            }
+        }
+        (void)cudaGetLastError();
+    }
     h->dev = d;
+    h->owns_workspace = d.workspace != NULL;
     h->stream = NULL;
     h->kernel = HG_KERNEL_AUTO;
     *out = h;
     return HG_STATUS_SUCCESS;
 }
+
+const hg__device *hg__handle_device(hg_handle h) { return h ? &h->dev : NULL; }
 
 hg_status hg__create_for_device(hg_handle *out, const hg__device *d)
 {
@@ -122,7 +143,18 @@ hg_status hg__create_for_device(hg_handle *out, const hg__device *d)
     return HG_STATUS_SUCCESS;
 }
 
-void hg_destroy(hg_handle h) { free(h); }
+void hg_destroy(hg_handle h)
+{
+    if (h == NULL) return;
+    if (h->owns_workspace) {
+        int current = -1;
+        if (cudaGetDevice(&current) == cudaSuccess && current != h->dev.ordinal) cudaSetDevice(h->dev.ordinal);
+        cudaFree(h->dev.workspace);
+        if (current >= 0 && current != h->dev.ordinal) cudaSetDevice(current);
+        (void)cudaGetLastError();
+    }
+    free(h);
+}
 
 hg_status hg_set_stream(hg_handle h, struct CUstream_st *stream)
 {

@@ -14,28 +14,35 @@
 #include <math.h>
 
 #include "hg_internal.h"
+#include "tiling.h"
 
 const hg__kernel_entry hg__kernels[] = {
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
-     hg__v6_can_serve, hg__v6_launch, 0.97, 256, 320, 0.5},
+     hg__v6_can_serve, hg__v6_launch, 0.97, 256, 320, 0.5, 64},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.90, 128, 256, 1.0},
+     hg__v5_launch, 0.90, 128, 256, 1.0, 0},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
-     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0},
+     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0},
 };
 
 const int hg__kernel_count = (int)(sizeof hg__kernels / sizeof hg__kernels[0]);
+
+/* What the stream-K tail costs beyond its share of k blocks (the
+ * contributors' partials written, the owners' waits and reads, the pieces'
+ * pipeline drains), in k blocks: calibrated on the H200 at 4096^3, where V6's
+ * tail of 16 k blocks per cluster took about 32 (2026-11-29). */
+#define HG_SK_FIXUP_BLOCKS 16.0
 
 double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d)
 {
@@ -43,5 +50,15 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     double slots = floor(d->sm_count * k->units_per_sm);
     if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);
+    if (k->unit_k > 0 && d->workspace != NULL && p->k > 0 && tiles < 9e15) {
+        int64_t k_tiles = hg_cdiv(p->k, k->unit_k);
+        hg_sk_plan sk = hg_sk_make((int64_t)tiles, k_tiles, (int64_t)slots, 1);
+        if (sk.sk_workers > 0) {
+            int64_t total = (sk.tiles - sk.dp_tiles) * k_tiles;
+            double tail = ((double)hg_cdiv(total, sk.sk_workers) + HG_SK_FIXUP_BLOCKS) / (double)k_tiles;
+            double w = floor(tiles / slots) + tail;
+            if (w < waves) waves = w;
+        }
+    }
     return k->speed * tiles / (waves * slots);
 }

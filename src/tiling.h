@@ -36,4 +36,135 @@ HG_HD void hg_raster_tile(int64_t linear, int64_t m_blocks, int64_t n_blocks, in
     *n_block = first_n + in_band % width;
 }
 
+/*
+ * Stream-K tail (V6). A persistent kernel with W workers (V6: clusters) and T
+ * tiles of K k blocks each runs T / W full rounds of whole tiles; the last
+ * round's R = T % W tiles would keep only R of the W workers busy. Instead,
+ * their R * K k blocks are laid end to end (tile-major) and split into S
+ * nearly equal ranges, one per worker 0 .. S-1, so the tail takes about
+ * R * K / S k blocks instead of K. A range cuts tiles into pieces. The piece
+ * that holds a tile's k block 0 is its owner: it comes last in its worker's
+ * range (its worker's earlier pieces never wait), while every other piece of
+ * the tile starts some later worker's range and is done first there. Those
+ * contributors leave their fp32 partial sums in a workspace and count
+ * themselves; the owner waits for the count, adds the partials in k order to
+ * its own and writes C. The kernel is launched cooperatively, so every worker
+ * is resident and the wait always ends.
+ *
+ *   unit u (0 <= u < R * K): k block u % K of tile dp_tiles + u / K
+ *   worker w's range:        [hg_sk_begin(w), hg_sk_begin(w + 1))
+ *
+ * The plan never splits when it would not pay: S is capped so that no range
+ * is shorter than HG_SK_MIN_BLOCKS k blocks (a partial costs about as much as
+ * a few k blocks to write and read) and no tile is cut into more than about
+ * HG_SK_MAX_SPLIT pieces, and the tail must shrink by at least
+ * HG_SK_MIN_GAIN k blocks. S > R always, so a range is shorter than K: a
+ * worker gets at most 2 pieces, and at most one contributor (the piece that
+ * starts its range, when that is not a tile's start), whose partial therefore
+ * has one place per worker.
+ */
+#define HG_SK_MIN_BLOCKS 8
+#define HG_SK_MAX_SPLIT 4
+#define HG_SK_MIN_GAIN 8
+
+typedef struct {
+    int64_t tiles;      /* T */
+    int64_t k_tiles;    /* K (>= 1) */
+    int64_t workers;    /* W (>= 1) */
+    int64_t dp_tiles;   /* tiles [0, dp_tiles) whole: worker w takes w, w + W, ... */
+    int64_t sk_workers; /* S: workers [0, S) split the rest; 0 when nothing is split */
+} hg_sk_plan;
+
+/* One piece of work: k blocks [k_begin, k_end) of tile `tile`. sk_tile < 0:
+ * the whole tile, written directly. Otherwise the tile is the tail's tile
+ * number sk_tile, cut among workers first_worker .. last_worker (one piece
+ * each, in k order); the piece with k_begin == 0 (first_worker's) owns it,
+ * the others contribute. */
+typedef struct {
+    int64_t tile, k_begin, k_end;
+    int64_t sk_tile, first_worker, last_worker;
+} hg_sk_piece;
+
+typedef struct {
+    int64_t dp_next;        /* next whole tile */
+    int64_t sk_pos, sk_end; /* the rest of this worker's tail range */
+} hg_sk_cursor;
+
+HG_HD hg_sk_plan hg_sk_make(int64_t tiles, int64_t k_tiles, int64_t workers, int enable)
+{
+    hg_sk_plan p;
+    p.tiles = tiles;
+    p.k_tiles = k_tiles;
+    p.workers = workers;
+    p.dp_tiles = tiles;
+    p.sk_workers = 0;
+    if (!enable || workers < 2 || k_tiles < 1 || tiles < 1) return p;
+    int64_t rem = tiles % workers;
+    if (rem == 0) return p;
+    int64_t total = rem * k_tiles;
+    int64_t s = workers;
+    if (s > total / HG_SK_MIN_BLOCKS) s = total / HG_SK_MIN_BLOCKS;
+    if (s > rem * HG_SK_MAX_SPLIT) s = rem * HG_SK_MAX_SPLIT;
+    if (s <= rem) return p;
+    if (k_tiles - hg_cdiv(total, s) < HG_SK_MIN_GAIN) return p;
+    p.dp_tiles = tiles - rem;
+    p.sk_workers = s;
+    return p;
+}
+
+/* First tail unit of worker w (0 <= w <= S; hg_sk_begin(S) = R * K). */
+HG_HD int64_t hg_sk_begin(const hg_sk_plan *p, int64_t w)
+{
+    int64_t total = (p->tiles - p->dp_tiles) * p->k_tiles;
+    return w * total / p->sk_workers;
+}
+
+/* The worker whose range holds tail unit u: the largest w with
+ * hg_sk_begin(w) <= u, i.e. w * total < (u + 1) * S. */
+HG_HD int64_t hg_sk_worker_of(const hg_sk_plan *p, int64_t u)
+{
+    int64_t total = (p->tiles - p->dp_tiles) * p->k_tiles;
+    return ((u + 1) * p->sk_workers + total - 1) / total - 1;
+}
+
+HG_HD hg_sk_cursor hg_sk_start(const hg_sk_plan *p, int64_t w)
+{
+    hg_sk_cursor c;
+    c.dp_next = w;
+    c.sk_pos = c.sk_end = 0;
+    if (w < p->sk_workers) {
+        c.sk_pos = hg_sk_begin(p, w);
+        c.sk_end = hg_sk_begin(p, w + 1);
+    }
+    return c;
+}
+
+/* Worker w's next piece into *out; 0 when it has none left. Whole tiles come
+ * first, then the tail range. */
+HG_HD int hg_sk_next(const hg_sk_plan *p, hg_sk_cursor *c, hg_sk_piece *out)
+{
+    if (c->dp_next < p->dp_tiles) {
+        out->tile = c->dp_next;
+        out->k_begin = 0;
+        out->k_end = p->k_tiles;
+        out->sk_tile = -1;
+        out->first_worker = out->last_worker = -1;
+        c->dp_next += p->workers;
+        return 1;
+    }
+    if (c->sk_pos >= c->sk_end) return 0;
+    int64_t j = c->sk_pos / p->k_tiles;
+    int64_t kb = c->sk_pos - j * p->k_tiles;
+    int64_t ke = kb + (c->sk_end - c->sk_pos);
+    if (ke > p->k_tiles) ke = p->k_tiles;
+    out->tile = p->dp_tiles + j;
+    out->k_begin = kb;
+    out->k_end = ke;
+    out->first_worker = hg_sk_worker_of(p, j * p->k_tiles);
+    out->last_worker = hg_sk_worker_of(p, (j + 1) * p->k_tiles - 1);
+    out->sk_tile = out->first_worker == out->last_worker ? -1 : j;
+    c->sk_pos += ke - kb;
+    return 1;
+}
+
 #endif /* HG_TILING_H */

@@ -256,7 +256,69 @@ static void test_v2(void) { run_kernel_tn(HG_KERNEL_V2); }
 static void test_v3(void) { run_kernel_tn(HG_KERNEL_V3); }
 static void test_v4(void) { run_kernel_tn(HG_KERNEL_V4); }
 static void test_v5(void) { run_kernel_tn(HG_KERNEL_V5); }
-static void test_v6(void) { run_kernel_tn(HG_KERNEL_V6); }
+/* V6's stream-K tail (tiling.h): shapes whose last round is split over the
+ * clusters of a 132-SM H200 (66 clusters), pieces per tile from 2 to 5,
+ * k not a multiple of 64, a cluster's second tile wholly below C, beta. The
+ * first two are small enough for compute-sanitizer. Run in sequence on one
+ * handle, so a counter left non-zero by one launch breaks the next. */
+static const gcase v6_sk_cases[] = {
+    {HG_OP_N, HG_OP_T, 100, 300, 1000, 0, 1.0f, 0.0f, 0},      /* 1 pair, 2 pieces, rank 1 below C */
+    {HG_OP_N, HG_OP_T, 256, 320, 2048, 8, 1.0f, 0.5f, 0},      /* 1 pair, 4 pieces */
+    {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0},      /* 4 pairs over 16 clusters */
+    {HG_OP_N, HG_OP_T, 2560, 2240, 8192, 0, 1.0f, 0.0f, 0},    /* 1 round of 66 + 4 pairs split */
+    {HG_OP_N, HG_OP_T, 2500, 2000, 4000, 0, -0.5f, 0.75f, 0},  /* the same with every edge */
+    {HG_OP_N, HG_OP_T, 4096, 4096, 4096, 0, 1.0f, 0.0f, 0},    /* 3 rounds + 10 pairs */
+    {HG_OP_N, HG_OP_T, 8192, 8192, 8192, 0, 1.0f, 0.0f, 0},    /* 12 rounds + 40 pairs */
+};
+
+/* The same call three times gives the same bits: the tail's partials are
+ * summed in k order whichever piece finishes last. */
+static void v6_sk_repeatable(hg_handle h)
+{
+    const int64_t m = 512, n = 640, k = 8232;
+    size_t na = (size_t)(m * k), nb = (size_t)(n * k), nc = (size_t)(m * n);
+    uint16_t *hA = (uint16_t *)malloc(na * 2), *hB = (uint16_t *)malloc(nb * 2);
+    uint16_t *out[3] = {(uint16_t *)malloc(nc * 2), (uint16_t *)malloc(nc * 2), (uint16_t *)malloc(nc * 2)};
+    void *dA = NULL, *dB = NULL, *dC = NULL;
+    int ok = hA && hB && out[0] && out[1] && out[2];
+    CHECK(ok, "host allocation");
+    if (ok) {
+        fill_random(hA, na, HG_F16);
+        fill_random(hB, nb, HG_F16);
+        ok = cuda_ok(cudaMalloc(&dA, na * 2), "cudaMalloc A") && cuda_ok(cudaMalloc(&dB, nb * 2), "cudaMalloc B") &&
+             cuda_ok(cudaMalloc(&dC, nc * 2), "cudaMalloc C") &&
+             cuda_ok(cudaMemcpy(dA, hA, na * 2, cudaMemcpyHostToDevice), "copy A") &&
+             cuda_ok(cudaMemcpy(dB, hB, nb * 2, cudaMemcpyHostToDevice), "copy B");
+    }
+    for (int r = 0; ok && r < 3; r++) {
+        hg_status s = hg_gemm(h, HG_OP_N, HG_OP_T, m, n, k, 1.0f, dA, k, dB, k, 0.0f, dC, n, HG_F16);
+        CHECK(s == HG_STATUS_SUCCESS, "repeat %d: %s", r, hg_last_error(h));
+        ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaMemcpy(out[r], dC, nc * 2, cudaMemcpyDeviceToHost), "copy C");
+    }
+    if (ok)
+        CHECK(memcmp(out[0], out[1], nc * 2) == 0 && memcmp(out[0], out[2], nc * 2) == 0,
+              "v6 512x640x8232 (stream-K tail) gives the same bits three times");
+    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+    free(hA), free(hB), free(out[0]), free(out[1]), free(out[2]);
+}
+
+static void test_v6(void)
+{
+    run_kernel_tn(HG_KERNEL_V6);
+    if (hg__find_kernel(HG_KERNEL_V6) == NULL) return;
+    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "v6") != 0) return;
+    hg_handle h = gpu_handle();
+    if (!h) return;
+    CHECK(hg_set_kernel(h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "choose v6");
+    size_t n = hg_gpu_quick ? 2 : sizeof v6_sk_cases / sizeof v6_sk_cases[0];
+    for (int dt = 0; dt < 2; dt++)
+        for (size_t i = 0; i < n; i++) {
+            if (dt == 1 && v6_sk_cases[i].m >= 8192) continue; /* the largest once */
+            run_case(h, HG_KERNEL_V6, &v6_sk_cases[i], (hg_dtype)dt);
+        }
+    if (!hg_gpu_quick) v6_sk_repeatable(h);
+    hg_destroy(h);
+}
 
 /* The generic kernel: the TN shapes, then every layout, misaligned pointers,
  * odd leading dimensions, k = 0. */

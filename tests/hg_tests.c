@@ -445,6 +445,109 @@ static void test_rasterization(void)
     CHECK(hg_cdiv(((int64_t)1 << 40) + 1, 128) == ((int64_t)1 << 33) + 1, "cdiv is 64-bit");
 }
 
+/* The stream-K plan (tiling.h) as V6's producer and consumers walk it: every
+ * (tile, k block) exactly once, the tail split only where it pays, at most
+ * two pieces per worker, each tile's owner (k block 0) on its first worker,
+ * and every other piece of a tile the first tail piece of its worker (so no
+ * worker waits as an owner before it has published as a contributor), which
+ * is where the owner looks for it. */
+static void check_sk_plan(int64_t tiles, int64_t k_tiles, int64_t workers, int enable)
+{
+    hg_sk_plan p = hg_sk_make(tiles, k_tiles, workers, enable);
+    int64_t rem = tiles % workers;
+    int ok_shape = p.tiles == tiles && p.k_tiles == k_tiles && p.workers == workers;
+    if (p.sk_workers == 0) {
+        ok_shape = ok_shape && p.dp_tiles == tiles;
+    } else {
+        int64_t total = rem * k_tiles;
+        ok_shape = ok_shape && enable && rem != 0 && p.dp_tiles == tiles - rem && p.sk_workers > rem &&
+                   p.sk_workers <= workers && total / p.sk_workers >= HG_SK_MIN_BLOCKS &&
+                   p.sk_workers <= rem * HG_SK_MAX_SPLIT && k_tiles - hg_cdiv(total, p.sk_workers) >= HG_SK_MIN_GAIN;
+    }
+    CHECK(ok_shape, "plan T=%lld K=%lld W=%lld: dp %lld, S %lld", (long long)tiles, (long long)k_tiles,
+          (long long)workers, (long long)p.dp_tiles, (long long)p.sk_workers);
+    int64_t nt = tiles * k_tiles;
+    unsigned char *seen = (unsigned char *)calloc((size_t)nt, 1);
+    /* the tail tile each worker contributes to (its first tail piece), or -1 */
+    int64_t *contributes = (int64_t *)malloc(sizeof(int64_t) * (size_t)workers);
+    int ok = seen && contributes, views = 1, order = 1, whole = 1;
+    for (int64_t w = 0; ok && w < workers; w++) contributes[w] = -1;
+    for (int64_t w = 0; ok && w < workers; w++) {
+        hg_sk_cursor c = hg_sk_start(&p, w);
+        hg_sk_piece pc;
+        int tail_pieces = 0;
+        while (hg_sk_next(&p, &c, &pc)) {
+            if (pc.tile < 0 || pc.tile >= tiles || pc.k_begin < 0 || pc.k_end > k_tiles || pc.k_begin >= pc.k_end) {
+                ok = 0;
+                break;
+            }
+            for (int64_t kb = pc.k_begin; kb < pc.k_end; kb++) seen[pc.tile * k_tiles + kb]++;
+            if (pc.tile < p.dp_tiles) {
+                whole &= pc.k_begin == 0 && pc.k_end == k_tiles && pc.sk_tile < 0 && pc.tile % workers == w;
+                continue;
+            }
+            int64_t j = pc.tile - p.dp_tiles;
+            tail_pieces++;
+            if (pc.sk_tile < 0) { /* a tail tile that one worker holds whole */
+                whole &= pc.k_begin == 0 && pc.k_end == k_tiles;
+                continue;
+            }
+            views &= pc.sk_tile == j && pc.sk_tile < workers && pc.first_worker <= w && w <= pc.last_worker &&
+                     (pc.k_begin == 0) == (w == pc.first_worker) && (pc.k_end == k_tiles) == (w == pc.last_worker);
+            if (pc.k_begin > 0) {
+                order &= tail_pieces == 1; /* a contributor starts its worker's range */
+                contributes[w] = j;
+            }
+        }
+        CHECK(tail_pieces <= 2, "T=%lld K=%lld W=%lld: worker %lld has %d tail pieces", (long long)tiles,
+              (long long)k_tiles, (long long)workers, (long long)w, tail_pieces);
+    }
+    int64_t wrong = 0;
+    for (int64_t i = 0; ok && i < nt; i++) wrong += seen[i] != 1;
+    CHECK(ok && wrong == 0, "T=%lld K=%lld W=%lld: %lld (tile, k block)s not covered exactly once", (long long)tiles,
+          (long long)k_tiles, (long long)workers, (long long)wrong);
+    CHECK(whole && views && order, "T=%lld K=%lld W=%lld: whole %d, views %d, order %d", (long long)tiles,
+          (long long)k_tiles, (long long)workers, whole, views, order);
+    /* The owner of tail tile j reads the partials of workers first + 1 ..
+     * last: each of them contributes to j and to nothing else. */
+    for (int64_t j = 0; ok && p.sk_workers > 0 && j < rem; j++) {
+        int64_t first = hg_sk_worker_of(&p, j * k_tiles), last = hg_sk_worker_of(&p, (j + 1) * k_tiles - 1);
+        int good = first <= last && (first == last || hg_sk_begin(&p, first) <= j * k_tiles);
+        for (int64_t v = first + 1; v <= last; v++) good &= contributes[v] == j;
+        CHECK(good, "T=%lld K=%lld W=%lld: tail tile %lld, workers %lld-%lld", (long long)tiles, (long long)k_tiles,
+              (long long)workers, (long long)j, (long long)first, (long long)last);
+    }
+    free(seen), free(contributes);
+}
+
+static void test_stream_k_plan(void)
+{
+    static const int64_t cases[][3] = {
+        {832, 128, 66},  /* 8192^3 on V6: 12 rounds + 40 tile pairs */
+        {208, 64, 66},   /* 4096^3 */
+        {1, 32, 66},     /* one tile, split */
+        {4, 129, 66},    {70, 128, 66}, {70, 63, 66}, {224, 16, 66}, {8, 16, 66}, {56, 32, 66},
+        {65, 9, 66},     {67, 1000, 66}, {131, 200, 66}, {5, 7, 3}, {10, 100, 7}, {3, 3, 2}, {66, 128, 66},
+        {1, 1, 1},       {100, 40, 1}, {2048, 8, 60}, {97, 513, 13},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        check_sk_plan(cases[i][0], cases[i][1], cases[i][2], 1);
+        check_sk_plan(cases[i][0], cases[i][1], cases[i][2], 0);
+    }
+    /* a sweep of small cases */
+    for (int64_t w = 1; w <= 9; w++)
+        for (int64_t t = 1; t <= 3 * w + 1; t++)
+            for (int64_t k = 1; k <= 70; k += 3) check_sk_plan(t, k, w, 1);
+    hg_sk_plan p = hg_sk_make(832, 128, 66, 1);
+    CHECK(p.dp_tiles == 792 && p.sk_workers == 66, "8192^3 splits its 40 tail pairs over all 66 clusters");
+    p = hg_sk_make(832, 128, 66, 0);
+    CHECK(p.sk_workers == 0, "disabled: no split");
+    p = hg_sk_make(792, 128, 66, 1);
+    CHECK(p.sk_workers == 0, "full rounds: no split");
+    p = hg_sk_make(70, 10, 66, 1);
+    CHECK(p.sk_workers == 0, "a short k: the tail would not shrink by HG_SK_MIN_GAIN");
+}
+
 static void test_tensor_map_params(void)
 {
     hg__tmap_params t;
@@ -517,6 +620,7 @@ static const hg_test_case cpu_tests[] = {
     {"cpu/conversions", test_conversions},
     {"cpu/reference_by_hand", test_reference_by_hand},
     {"cpu/rasterization", test_rasterization},
+    {"cpu/stream-k-plan", test_stream_k_plan},
     {"cpu/tensor_map_params", test_tensor_map_params},
     {"cpu/tma_conditions", test_tma_conditions},
 };

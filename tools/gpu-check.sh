@@ -2,7 +2,8 @@
 # One call on a GPU machine: the GPU test tier, compute-sanitizer, the SASS
 # check (HGMMA where wgmma is meant), and a benchmark; logs under $OUT (or
 # ./gpu-check-out), a short table last.
-#   tools/gpu-check.sh [--no-tests] [--no-sanitize] [--bench "ARGS"] [--fresh N]
+#   tools/gpu-check.sh [--no-tests] [--no-sanitize] [--no-bench] [--bench "ARGS"]
+# KERNELS="v6 auto" limits the tests and the sanitizers to those kernels.
 set -u
 OUT=${OUT:-gpu-check-out}; mkdir -p "$OUT"
 BUILD=${BUILD:-build}
@@ -42,7 +43,7 @@ TEST_BUILD=${TEST_BUILD:-$BUILD/debug}
 [ -x "$TEST_BUILD/hg-tests" ] || TEST_BUILD=$BUILD
 if [ $tests = 1 ]; then
   : > "$OUT/tests.log"
-  for k in $("$BUILD/hopgemm-bench" --list | awk '$1 ~ /^(generic|v[0-9])$/ {print $1}') auto; do
+  for k in ${KERNELS:-$("$BUILD/hopgemm-bench" --list | awk '$1 ~ /^(generic|v[0-9])$/ {print $1}') auto}; do
     start=$(date +%s)
     timeout ${TEST_TIMEOUT:-300} "$TEST_BUILD/hg-tests" --gpu-only --kernel "$k" >"$OUT/t.log" 2>&1; rc=$?
     cat "$OUT/t.log" >>"$OUT/tests.log"

@@ -96,7 +96,9 @@ typedef struct {
 } sel;
 
 /* The V6 ablations (docs/v6.md): V6 with one mechanism taken away at a time. */
-static const char *const v6_variants[] = {NULL, "v6-no-multicast", "v6-not-persistent", "v6-thread-epilogue"};
+static const char *const v6_variants[] = {NULL, "v6-no-multicast", "v6-not-persistent", "v6-thread-epilogue",
+                                          "v6-no-stream-k"};
+#define V6_VARIANTS 5
 
 typedef enum { MODE_MAIN, MODE_CHILD, MODE_NCU_CHILD } run_mode;
 
@@ -221,7 +223,7 @@ static bool resolve_name(const char *name, sel *out)
         out->kind = SEL_CUBLAS_BEST;
         return true;
     }
-    for (int v = 1; v < 4; v++) {
+    for (int v = 1; v < V6_VARIANTS; v++) {
         if (strcasecmp(name, v6_variants[v]) == 0) {
             copy_str(out->name, sizeof out->name, v6_variants[v]);
             out->kind = SEL_HG;
@@ -772,20 +774,6 @@ typedef struct {
     int variant; /* SEL_HG: a V6 ablation, launched directly (no dispatch) */
 } launcher;
 
-/* The device as the library describes it (hg__device), for the direct
- * launches of the V6 ablations; read once, outside the timed launches. */
-static void read_device(hg__device *d)
-{
-    memset(d, 0, sizeof *d);
-    (void)cudaGetDevice(&d->ordinal);
-    (void)cudaDeviceGetAttribute(&d->cc_major, cudaDevAttrComputeCapabilityMajor, d->ordinal);
-    (void)cudaDeviceGetAttribute(&d->cc_minor, cudaDevAttrComputeCapabilityMinor, d->ordinal);
-    (void)cudaDeviceGetAttribute(&d->sm_count, cudaDevAttrMultiProcessorCount, d->ordinal);
-    (void)cudaDeviceGetAttribute(&d->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d->ordinal);
-    (void)cudaDeviceGetAttribute(&d->l2_bytes, cudaDevAttrL2CacheSize, d->ordinal);
-    (void)cudaDeviceGetAttribute(&d->cluster_launch, cudaDevAttrClusterLaunch, d->ordinal);
-}
-
 /* A V6 ablation: the library's internal entry, on the handle's stream. */
 static lstatus launch_v6_variant(bench *b, int variant, const void *A, const void *B, void *C, char *err, size_t n)
 {
@@ -961,7 +949,9 @@ static int bench_init(bench *b, const options *o)
         snprintf(b->err, sizeof b->err, "hg_create: %s: %s", hg_status_string(hs), hg_last_error(NULL));
         return hs == HG_STATUS_NO_DEVICE ? BENCH_EXIT_NO_GPU : BENCH_EXIT_FAIL;
     }
-    read_device(&b->dev);
+    /* The device as the handle sees it (workspace included), for the direct
+     * launches of the V6 ablations; read once, outside the timed launches. */
+    b->dev = *hg__handle_device(b->h);
     return bench_setup(b) ? 0 : BENCH_EXIT_FAIL;
 }
 
@@ -2140,8 +2130,9 @@ static int list_kernels(void)
     if (hg__find_kernel(HG_KERNEL_V6) != NULL) {
         static const char *const what[] = {NULL, "V6 ablation: each CTA loads its whole B (no multicast)",
                                            "V6 ablation: one cluster per tile pair (not persistent)",
-                                           "V6 ablation: per-thread stores instead of the TMA-store epilogue"};
-        for (int v = 1; v < 4; v++) printf("%-18s %s\n", v6_variants[v], what[v]);
+                                           "V6 ablation: per-thread stores instead of the TMA-store epilogue",
+                                           "V6 ablation: the last round as whole tiles (no stream-K tail)"};
+        for (int v = 1; v < V6_VARIANTS; v++) printf("%-18s %s\n", v6_variants[v], what[v]);
     }
     return BENCH_EXIT_OK;
 }

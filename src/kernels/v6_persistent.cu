@@ -77,6 +77,9 @@ static constexpr int V6_SLOT_BYTES = 64 * V6_SLOT_ROW_BYTES;   /* 20480 */
 static constexpr int V6_OFF_STAGING = V6_STAGES * V6_STAGE_BYTES;          /* 172032 */
 static constexpr int V6_OFF_BARRIERS = V6_OFF_STAGING + 2 * V6_SLOT_BYTES; /* 212992 */
 static constexpr int V6_SMEM_BYTES = V6_OFF_BARRIERS + 64 + 1024;          /* 214080 */
+/* Stream-K workspace: one consumer's 64 x 320 fp32 partial per (worker,
+ * rank, consumer); a counter per (tail tile, rank, consumer). */
+static constexpr int V6_SK_GROUP_FLOATS = 64 * V6_BN; /* 20480 */
 
 static_assert(V6_A_HALF_BYTES % 1024 == 0 && V6_B_HALF_BYTES % 1024 == 0 && V6_STAGE_BYTES % 1024 == 0,
               "128-byte swizzled tiles must start 1024-byte aligned");
@@ -238,6 +241,73 @@ static __device__ __forceinline__ void v6_epilogue_half(const CUtensorMap *map_c
     }
 }
 
+/* ---- the stream-K tail (tiling.h has the plan) ----------------------------- */
+
+/* Where consumer `wg` of rank `rank` of worker (cluster) `worker` leaves the
+ * partial of its contributor piece (a worker has at most one). Stored in
+ * fragment order: float4 number i of thread t at (i * 128 + t) * 4, so every
+ * store and load is a fully coalesced 2 KiB per warp-group instruction; only
+ * the same thread mapping reads it back. */
+static __device__ __forceinline__ float4 *v6_sk_partial(float *ws, int64_t worker, uint32_t rank, int wg)
+{
+    return (float4 *)(ws + ((worker * 2 + rank) * 2 + wg) * (int64_t)V6_SK_GROUP_FLOATS);
+}
+
+/* After one consumer group finished a piece of a tail tile. A contributor
+ * (k_begin > 0) leaves its partial and counts itself: false, nothing more to
+ * do. The owner (k_begin == 0) waits until the other pieces have counted,
+ * adds their partials to acc0/acc1 in k order and returns true: the caller
+ * writes C as for a whole tile. Each (tail tile, rank, consumer) has its own
+ * counter, so the two consumers and the two CTAs of a cluster never wait for
+ * each other here.
+ *
+ * Ordering: the contributor group's 128 threads store, bar.sync (their stores
+ * now precede thread 0's next operation), and thread 0 adds 1 with release
+ * semantics at gpu scope (cumulative over what the bar.sync ordered before
+ * it). The owner's thread 0 polls with acquire until the count is complete;
+ * its group's bar.sync then orders every thread's loads (ld.global.cg: from
+ * L2, never a stale L1 line) after that. The wait ends: the launch is
+ * cooperative (every worker resident), and a contributor piece is the first
+ * tail piece of its worker, which waits for nothing before it (tiling.h).
+ * The owner resets the counter for the next launch; launches through one
+ * handle are ordered by its stream (hopgemm.h).
+ *
+ * The sum is ((own + first contributor) + second ...) in k order whichever
+ * piece finished first, so C is bitwise reproducible. */
+static __device__ __forceinline__ bool v6_sk_fixup(float *acc0, float *acc1, const hg_sk_piece &pc, int64_t worker,
+                                                   uint32_t rank, int wg, int ctid, int bar_id, float *ws,
+                                                   uint32_t *counters)
+{
+    uint32_t *count = counters + (pc.sk_tile * 2 + rank) * 2 + wg;
+    if (pc.k_begin > 0) {
+        float4 *mine = v6_sk_partial(ws, worker, rank, wg) + ctid;
+#pragma unroll
+        for (int i = 0; i < V6_HN / 8; i++) {
+            __stcg(mine + i * 128, make_float4(acc0[4 * i], acc0[4 * i + 1], acc0[4 * i + 2], acc0[4 * i + 3]));
+            __stcg(mine + (i + V6_HN / 8) * 128,
+                   make_float4(acc1[4 * i], acc1[4 * i + 1], acc1[4 * i + 2], acc1[4 * i + 3]));
+        }
+        hg_bar_sync(bar_id, 128);
+        if (ctid == 0) hg_red_add_release_gpu(count, 1);
+        return false;
+    }
+    const uint32_t contributors = (uint32_t)(pc.last_worker - pc.first_worker);
+    if (ctid == 0) hg_wait_count_acquire_gpu(count, contributors);
+    hg_bar_sync(bar_id, 128);
+    for (int64_t v = pc.first_worker + 1; v <= pc.last_worker; v++) {
+        const float4 *part = v6_sk_partial(ws, v, rank, wg) + ctid;
+#pragma unroll
+        for (int i = 0; i < V6_HN / 8; i++) {
+            float4 x = __ldcg(part + i * 128);
+            float4 y = __ldcg(part + (i + V6_HN / 8) * 128);
+            acc0[4 * i] += x.x, acc0[4 * i + 1] += x.y, acc0[4 * i + 2] += x.z, acc0[4 * i + 3] += x.w;
+            acc1[4 * i] += y.x, acc1[4 * i + 1] += y.y, acc1[4 * i + 2] += y.z, acc1[4 * i + 3] += y.w;
+        }
+    }
+    if (ctid == 0) hg_st_relaxed_gpu(count, 0);
+    return true;
+}
+
 /* The dynamic shared memory, its start rounded up to 1024 bytes (128-byte
  * swizzle). The padding is the same in both CTAs (same kernel, same dynamic
  * size), as multicast needs: it writes at the same offset in each. */
@@ -284,8 +354,8 @@ static __device__ __forceinline__ hg_pipeline v6_pipeline(uint8_t *smem)
 template <int DT, bool MCAST, bool TMA_EPI>
 __global__ void __launch_bounds__(V6_THREADS, 1)
     hg_v6_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                 const __grid_constant__ CUtensorMap map_c, hg_epilogue epi, int k_tiles, int64_t m_pairs,
-                 int64_t n_blocks)
+                 const __grid_constant__ CUtensorMap map_c, hg_epilogue epi, hg_sk_plan plan, int64_t m_pairs,
+                 int64_t n_blocks, float *sk_partials, uint32_t *sk_counters)
 {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const int tid = threadIdx.x;
@@ -312,8 +382,7 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
         uint8_t *smem = v6_smem(smem_raw);
         const hg_pipeline pipe = v6_pipeline(smem);
         const uint32_t rank = hg_cluster_ctarank();
-        const int64_t cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;
-        const int64_t num_tiles = m_pairs * n_blocks;
+        const int64_t cluster_id = blockIdx.x / 2;
         const int wg = tid / 128;
         const int ctid = tid % 128;
         const int bar_id = 1 + wg; /* named barrier of this group (0 is __syncthreads) */
@@ -321,9 +390,15 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
         float acc0[V6_HN / 2], acc1[V6_HN / 2];
         hg_pipe_cursor cur = hg_pipe_consumer_start();
 
-        for (int64_t tile = cluster_id; tile < num_tiles; tile += num_clusters) {
+        /* The cluster's pieces: whole tiles tile = cluster_id, += clusters,
+         * then its share of the stream-K tail (hg_sk_next; the producer walks
+         * the same list). */
+        hg_sk_cursor sched = hg_sk_start(&plan, cluster_id);
+        hg_sk_piece pc;
+        while (hg_sk_next(&plan, &sched, &pc)) {
             int64_t offset_m, offset_n;
-            v6_tile_offsets(tile, m_pairs, n_blocks, rank, &offset_m, &offset_n);
+            v6_tile_offsets(pc.tile, m_pairs, n_blocks, rank, &offset_m, &offset_n);
+            const int k_count = (int)(pc.k_end - pc.k_begin);
 #pragma unroll
             for (int i = 0; i < V6_HN / 2; i++) {
                 acc0[i] = 0.0f;
@@ -335,7 +410,7 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             hg_acc_fence<V6_HN / 2>(acc0);
             hg_acc_fence<V6_HN / 2>(acc1);
 
-            /* First k tile: issue, keep it in flight (k_tiles >= 1). */
+            /* First k tile: issue, keep it in flight (k_count >= 1). */
             hg_pipe_consumer_acquire(pipe, cur);
             {
                 uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
@@ -345,7 +420,7 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             /* Steady state: issue stage i, then wait until at most one group
              * (stage i's) is pending: stage i - 1's wgmmas are done, release
              * it. */
-            for (int kt = 1; kt < k_tiles; kt++) {
+            for (int kt = 1; kt < k_count; kt++) {
                 hg_pipe_consumer_acquire(pipe, cur);
                 uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
                 v6_mma_stage<DT>(acc0, acc1, hg_smem_addr(st + wg * V6_A_HALF_BYTES), hg_smem_addr(st + V6_A_BYTES));
@@ -361,6 +436,11 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             hg_acc_fence<V6_HN / 2>(acc0);
             hg_acc_fence<V6_HN / 2>(acc1);
             if (ctid == 0) v6_release<MCAST>(hg_pipe_prev_consumer_barrier(pipe, cur));
+
+            /* A piece of a tail tile: only the last piece to finish writes C. */
+            if (pc.sk_tile >= 0 &&
+                !v6_sk_fixup(acc0, acc1, pc, cluster_id, rank, wg, ctid, bar_id, sk_partials, sk_counters))
+                continue;
 
             const int64_t row0 = offset_m + wg * 64;
             if constexpr (TMA_EPI) {
@@ -380,17 +460,18 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
         uint8_t *smem = v6_smem(smem_raw);
         const hg_pipeline pipe = v6_pipeline(smem);
         const uint32_t rank = hg_cluster_ctarank();
-        const int64_t cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;
-        const int64_t num_tiles = m_pairs * n_blocks;
+        const int64_t cluster_id = blockIdx.x / 2;
         if (tid == 256) {
             hg_prefetch_tensormap(&map_a);
             hg_prefetch_tensormap(&map_b);
             hg_pipe_cursor cur = hg_pipe_producer_start();
-            for (int64_t tile = cluster_id; tile < num_tiles; tile += num_clusters) {
+            hg_sk_cursor sched = hg_sk_start(&plan, cluster_id);
+            hg_sk_piece pc;
+            while (hg_sk_next(&plan, &sched, &pc)) {
                 int64_t offset_m, offset_n;
-                v6_tile_offsets(tile, m_pairs, n_blocks, rank, &offset_m, &offset_n);
+                v6_tile_offsets(pc.tile, m_pairs, n_blocks, rank, &offset_m, &offset_n);
                 const int32_t cm = v6_coord(offset_m);
-                for (int kt = 0; kt < k_tiles; kt++) {
+                for (int kt = (int)pc.k_begin; kt < (int)pc.k_end; kt++) {
                     /* Wait until all consumers (both CTAs with MCAST) released
                      * the slot: this CTA's A and B half overwrite it here, and
                      * with MCAST this CTA's B half overwrites it in the peer. */
@@ -446,9 +527,14 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
 
 /* ---- host side -------------------------------------------------------------- */
 
+static size_t v6_partial_bytes(int sm_count)
+{
+    return (size_t)(sm_count / 2) * 2 * 2 * V6_SK_GROUP_FLOATS * sizeof(float);
+}
+
 template <int DT, bool MCAST, bool TMA_EPI>
 static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStream_t stream, hg__err *e,
-                             bool persistent)
+                             bool persistent, bool stream_k)
 {
     CUtensorMap map_a, map_b, map_c;
     hg_status st = hg_tn_tensor_maps(p, V6_BM, V6_HN, &map_a, &map_b, e);
@@ -456,22 +542,24 @@ static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStre
     st = hg_c_tensor_map(p, V6_HN, 64, &map_c, e);
     if (st != HG_STATUS_SUCCESS) return st;
 
-    void (*kern)(const CUtensorMap, const CUtensorMap, const CUtensorMap, hg_epilogue, int, int64_t, int64_t) =
-        hg_v6_kernel<DT, MCAST, TMA_EPI>;
+    void (*kern)(const CUtensorMap, const CUtensorMap, const CUtensorMap, hg_epilogue, hg_sk_plan, int64_t, int64_t,
+                 float *, uint32_t *) = hg_v6_kernel<DT, MCAST, TMA_EPI>;
     st = hg_set_smem((const void *)kern, V6_SMEM_BYTES, "v6", e);
     if (st != HG_STATUS_SUCCESS) return st;
 
     hg_epilogue epi = hg_epilogue_of(p);
-    int k_tiles = (int)hg_cdiv(p->k, V6_BK);
+    int64_t k_tiles = hg_cdiv(p->k, V6_BK);
     int64_t m_pairs = hg_cdiv(hg_cdiv(p->m, V6_BM), 2);
     int64_t n_blocks = hg_cdiv(p->n, V6_BN);
     int64_t pairs = m_pairs * n_blocks;
 
-    cudaLaunchAttribute attr[1];
+    cudaLaunchAttribute attr[2];
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = 2;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
+    attr[1].id = cudaLaunchAttributeCooperative;
+    attr[1].val.cooperative = 1;
     cudaLaunchConfig_t cfg = {};
     cfg.blockDim = dim3(V6_THREADS, 1, 1);
     cfg.dynamicSmemBytes = V6_SMEM_BYTES;
@@ -503,9 +591,34 @@ static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStre
     if (clusters < 1) clusters = 1;
     cfg.gridDim = dim3((unsigned)(clusters * 2), 1, 1);
 
-    void *args[7] = {(void *)&map_a, (void *)&map_b, (void *)&map_c, (void *)&epi,
-                     (void *)&k_tiles, (void *)&m_pairs, (void *)&n_blocks};
+    /* The stream-K tail needs every cluster resident at once (persistent)
+     * and the handle's workspace, sized for sm_count / 2 clusters. Without
+     * it, the last round runs whole tiles on fewer clusters, as the seeds'
+     * V6 does. */
+    float *partials = NULL;
+    uint32_t *counters = NULL;
+    bool sk = stream_k && persistent && d->workspace != NULL &&
+              d->workspace_bytes >= hg__v6_workspace_bytes(d->sm_count) && clusters <= d->sm_count / 2;
+    if (sk) {
+        partials = (float *)d->workspace;
+        counters = (uint32_t *)((char *)d->workspace + v6_partial_bytes(d->sm_count));
+    }
+    hg_sk_plan plan = hg_sk_make(pairs, k_tiles, clusters, sk);
+
+    /* Owners wait for contributors on other SMs: launch cooperatively, so
+     * that every cluster is resident at once or the launch fails (then, once,
+     * without the split). */
+    if (plan.sk_workers > 0) cfg.numAttrs = 2;
+
+    void *args[9] = {(void *)&map_a,   (void *)&map_b,    (void *)&map_c,    (void *)&epi,     (void *)&plan,
+                     (void *)&m_pairs, (void *)&n_blocks, (void *)&partials, (void *)&counters};
     cudaError_t err = cudaLaunchKernelExC(&cfg, (const void *)kern, args);
+    if (err != cudaSuccess && plan.sk_workers > 0) {
+        (void)cudaGetLastError();
+        plan = hg_sk_make(pairs, k_tiles, clusters, 0);
+        cfg.numAttrs = 1;
+        err = cudaLaunchKernelExC(&cfg, (const void *)kern, args);
+    }
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
         hg__err_set(e, "v6: launch failed: %s", cudaGetErrorString(err));
@@ -516,13 +629,20 @@ static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStre
 
 template <bool MCAST, bool TMA_EPI>
 static hg_status v6_launch_dt(const hg__problem *p, const hg__device *d, cudaStream_t stream, hg__err *e,
-                              bool persistent)
+                              bool persistent, bool stream_k)
 {
-    if (p->dtype == HG_BF16) return v6_launch_t<1, MCAST, TMA_EPI>(p, d, stream, e, persistent);
-    return v6_launch_t<0, MCAST, TMA_EPI>(p, d, stream, e, persistent);
+    if (p->dtype == HG_BF16) return v6_launch_t<1, MCAST, TMA_EPI>(p, d, stream, e, persistent, stream_k);
+    return v6_launch_t<0, MCAST, TMA_EPI>(p, d, stream, e, persistent, stream_k);
 }
 
 extern "C" {
+
+/* Partials for sm_count / 2 workers x 2 ranks x 2 consumers (160 KiB per
+ * SM), then the counters: (tail tile < workers) x 2 x 2. */
+size_t hg__v6_workspace_bytes(int sm_count)
+{
+    return v6_partial_bytes(sm_count) + (size_t)(sm_count / 2) * 4 * sizeof(uint32_t);
+}
 
 const char *hg__v6_can_serve(const hg__problem *p, const hg__device *d)
 {
@@ -536,8 +656,9 @@ const char *hg__v6_can_serve(const hg__problem *p, const hg__device *d)
 }
 
 /* variant 0: full V6; 1: no multicast (each CTA loads its whole B); 2: not
- * persistent (one cluster per tile pair); 3: per-thread epilogue instead of
- * the TMA store. */
+ * persistent (one cluster per tile pair, hence no stream-K tail either); 3:
+ * per-thread epilogue instead of the TMA store; 4: no stream-K tail (the
+ * seeds' V6: the last round runs whole tiles). */
 hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e,
                                 int variant)
 {
@@ -551,12 +672,15 @@ hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struc
     }
     cudaStream_t stream = (cudaStream_t)s;
     switch (variant) {
-    case 0: return v6_launch_dt<true, true>(p, d, stream, e, true);
-    case 1: return v6_launch_dt<false, true>(p, d, stream, e, true);
-    case 2: return v6_launch_dt<true, true>(p, d, stream, e, false);
-    case 3: return v6_launch_dt<true, false>(p, d, stream, e, true);
+    case 0: return v6_launch_dt<true, true>(p, d, stream, e, true, true);
+    case 1: return v6_launch_dt<false, true>(p, d, stream, e, true, true);
+    case 2: return v6_launch_dt<true, true>(p, d, stream, e, false, false);
+    case 3: return v6_launch_dt<true, false>(p, d, stream, e, true, true);
+    case 4: return v6_launch_dt<true, true>(p, d, stream, e, true, false);
     default:
-        hg__err_set(e, "v6: unknown variant %d (0 full, 1 no multicast, 2 not persistent, 3 per-thread epilogue).",
+        hg__err_set(e,
+                    "v6: unknown variant %d (0 full, 1 no multicast, 2 not persistent, 3 per-thread epilogue, "
+                    "4 no stream-K tail).",
                     variant);
         return HG_STATUS_INVALID_VALUE;
     }
