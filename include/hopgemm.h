@@ -21,7 +21,9 @@
  * opA=T,opB=T is "NN", opA=T,opB=N is "NT".
  *
  * Threading: a handle may be used by one host thread at a time. Handles are
- * independent of each other.
+ * independent of each other. A handle owns a device workspace (below), so
+ * calls through one handle must not run at the same time on the GPU: keep
+ * them on one stream (or order the streams), or use one handle per stream.
  *
  * Errors: every call returns a status; the library never exits, aborts or
  * prints. hg_last_error() tells, in one sentence, what the last failing call
@@ -95,11 +97,15 @@ typedef enum {
  * sm_80's mma.sync, but it is built for sm_90a alone, so every kernel then
  * returns HG_STATUS_ARCH_MISMATCH from hg_gemm. On failure *out is set to NULL
  * and the reason is kept for hg_last_error(NULL).
+ * On a Hopper the handle allocates a workspace of 160 KiB per SM (21 MiB on a
+ * 132-SM H200) for V6's stream-K tail, and waits for the default stream once
+ * to zero it. If that memory cannot be had, the handle still works: V6 then
+ * runs its last round of tiles unsplit (slower on some shapes, same results).
  */
 hg_status hg_create(hg_handle *out);
 
-/* hg_destroy: free a handle. NULL is a no-op. Does not synchronize the stream:
- * finish or synchronize outstanding work that uses the handle's buffers first. */
+/* hg_destroy: free a handle and its workspace. NULL is a no-op. Freeing the
+ * workspace (cudaFree) waits for the device's outstanding work. */
 void hg_destroy(hg_handle h);
 
 /*

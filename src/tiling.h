@@ -42,26 +42,22 @@ HG_HD void hg_raster_tile(int64_t linear, int64_t m_blocks, int64_t n_blocks, in
  * round's R = T % W tiles would keep only R of the W workers busy. Instead,
  * their R * K k blocks are laid end to end (tile-major) and split into S
  * nearly equal ranges, one per worker 0 .. S-1, so the tail takes about
- * R * K / S k blocks instead of K. A range cuts tiles into pieces. The piece
- * that holds a tile's k block 0 is its owner: it comes last in its worker's
- * range (its worker's earlier pieces never wait), while every other piece of
- * the tile starts some later worker's range and is done first there. Those
- * contributors leave their fp32 partial sums in a workspace and count
- * themselves; the owner waits for the count, adds the partials in k order to
- * its own and writes C. The kernel is launched cooperatively, so every worker
- * is resident and the wait always ends.
+ * R * K / S k blocks instead of K. A range cuts tiles into pieces; every piece
+ * leaves its fp32 partial sum in a workspace and counts itself, and whichever
+ * piece of a tile finishes last adds them up, in piece (k) order, and writes
+ * C. No piece waits for another, so no launch can hang on a worker that is
+ * not resident.
  *
  *   unit u (0 <= u < R * K): k block u % K of tile dp_tiles + u / K
  *   worker w's range:        [hg_sk_begin(w), hg_sk_begin(w + 1))
  *
  * The plan never splits when it would not pay: S is capped so that no range
- * is shorter than HG_SK_MIN_BLOCKS k blocks (a partial costs about as much as
- * a few k blocks to write and read) and no tile is cut into more than about
- * HG_SK_MAX_SPLIT pieces, and the tail must shrink by at least
- * HG_SK_MIN_GAIN k blocks. S > R always, so a range is shorter than K: a
- * worker gets at most 2 pieces, and at most one contributor (the piece that
- * starts its range, when that is not a tile's start), whose partial therefore
- * has one place per worker.
+ * is shorter than HG_SK_MIN_BLOCKS k blocks (a piece's partial costs about as
+ * much as a few k blocks to write and read) and no tile is cut into more than
+ * about HG_SK_MAX_SPLIT pieces, and the tail must shrink by at least
+ * HG_SK_MIN_GAIN k blocks. S > R always, so a range is shorter than K and a
+ * worker gets at most 2 pieces, each with its own workspace slot: 0 for the
+ * piece that starts its range, 1 for one that starts a tile inside it.
  */
 #define HG_SK_MIN_BLOCKS 8
 #define HG_SK_MAX_SPLIT 4
@@ -78,16 +74,18 @@ typedef struct {
 /* One piece of work: k blocks [k_begin, k_end) of tile `tile`. sk_tile < 0:
  * the whole tile, written directly. Otherwise the tile is the tail's tile
  * number sk_tile, cut among workers first_worker .. last_worker (one piece
- * each, in k order); the piece with k_begin == 0 (first_worker's) owns it,
- * the others contribute. */
+ * each, in k order), and slot (0 or 1) is where this piece's partial goes in
+ * its worker's workspace. */
 typedef struct {
     int64_t tile, k_begin, k_end;
     int64_t sk_tile, first_worker, last_worker;
+    int slot;
 } hg_sk_piece;
 
 typedef struct {
     int64_t dp_next;        /* next whole tile */
     int64_t sk_pos, sk_end; /* the rest of this worker's tail range */
+    int64_t sk_start;       /* where it began */
 } hg_sk_cursor;
 
 HG_HD hg_sk_plan hg_sk_make(int64_t tiles, int64_t k_tiles, int64_t workers, int enable)
@@ -127,13 +125,20 @@ HG_HD int64_t hg_sk_worker_of(const hg_sk_plan *p, int64_t u)
     return ((u + 1) * p->sk_workers + total - 1) / total - 1;
 }
 
+/* Worker v's partial for tail tile j sits in v's slot 0 when v's range starts
+ * inside (or at the start of) the tile, else in slot 1. */
+HG_HD int hg_sk_slot_of(const hg_sk_plan *p, int64_t v, int64_t j)
+{
+    return hg_sk_begin(p, v) >= j * p->k_tiles ? 0 : 1;
+}
+
 HG_HD hg_sk_cursor hg_sk_start(const hg_sk_plan *p, int64_t w)
 {
     hg_sk_cursor c;
     c.dp_next = w;
-    c.sk_pos = c.sk_end = 0;
+    c.sk_pos = c.sk_end = c.sk_start = 0;
     if (w < p->sk_workers) {
-        c.sk_pos = hg_sk_begin(p, w);
+        c.sk_pos = c.sk_start = hg_sk_begin(p, w);
         c.sk_end = hg_sk_begin(p, w + 1);
     }
     return c;
@@ -149,6 +154,7 @@ HG_HD int hg_sk_next(const hg_sk_plan *p, hg_sk_cursor *c, hg_sk_piece *out)
         out->k_end = p->k_tiles;
         out->sk_tile = -1;
         out->first_worker = out->last_worker = -1;
+        out->slot = 0;
         c->dp_next += p->workers;
         return 1;
     }
@@ -163,6 +169,7 @@ HG_HD int hg_sk_next(const hg_sk_plan *p, hg_sk_cursor *c, hg_sk_piece *out)
     out->first_worker = hg_sk_worker_of(p, j * p->k_tiles);
     out->last_worker = hg_sk_worker_of(p, (j + 1) * p->k_tiles - 1);
     out->sk_tile = out->first_worker == out->last_worker ? -1 : j;
+    out->slot = c->sk_pos == c->sk_start ? 0 : 1;
     c->sk_pos += ke - kb;
     return 1;
 }

@@ -447,10 +447,9 @@ static void test_rasterization(void)
 
 /* The stream-K plan (tiling.h) as V6's producer and consumers walk it: every
  * (tile, k block) exactly once, the tail split only where it pays, at most
- * two pieces per worker, each tile's owner (k block 0) on its first worker,
- * and every other piece of a tile the first tail piece of its worker (so no
- * worker waits as an owner before it has published as a contributor), which
- * is where the owner looks for it. */
+ * two pieces per worker in distinct workspace slots, and each piece's view of
+ * its tile (first and last worker, every worker's slot) the same as the
+ * pieces that really exist. */
 static void check_sk_plan(int64_t tiles, int64_t k_tiles, int64_t workers, int enable)
 {
     hg_sk_plan p = hg_sk_make(tiles, k_tiles, workers, enable);
@@ -468,14 +467,14 @@ static void check_sk_plan(int64_t tiles, int64_t k_tiles, int64_t workers, int e
           (long long)workers, (long long)p.dp_tiles, (long long)p.sk_workers);
     int64_t nt = tiles * k_tiles;
     unsigned char *seen = (unsigned char *)calloc((size_t)nt, 1);
-    /* the tail tile each worker contributes to (its first tail piece), or -1 */
-    int64_t *contributes = (int64_t *)malloc(sizeof(int64_t) * (size_t)workers);
-    int ok = seen && contributes, views = 1, order = 1, whole = 1;
-    for (int64_t w = 0; ok && w < workers; w++) contributes[w] = -1;
+    /* the slot each worker's piece of each tail tile uses, or -1 */
+    int64_t *slot_of = (int64_t *)malloc(sizeof(int64_t) * (size_t)(workers * (rem + 1)));
+    int ok = seen && slot_of, views = 1, order = 1, whole = 1;
+    for (int64_t i = 0; ok && i < workers * (rem + 1); i++) slot_of[i] = -1;
     for (int64_t w = 0; ok && w < workers; w++) {
         hg_sk_cursor c = hg_sk_start(&p, w);
         hg_sk_piece pc;
-        int tail_pieces = 0;
+        int tail_pieces = 0, used[2] = {0, 0};
         while (hg_sk_next(&p, &c, &pc)) {
             if (pc.tile < 0 || pc.tile >= tiles || pc.k_begin < 0 || pc.k_end > k_tiles || pc.k_begin >= pc.k_end) {
                 ok = 0;
@@ -494,10 +493,9 @@ static void check_sk_plan(int64_t tiles, int64_t k_tiles, int64_t workers, int e
             }
             views &= pc.sk_tile == j && pc.sk_tile < workers && pc.first_worker <= w && w <= pc.last_worker &&
                      (pc.k_begin == 0) == (w == pc.first_worker) && (pc.k_end == k_tiles) == (w == pc.last_worker);
-            if (pc.k_begin > 0) {
-                order &= tail_pieces == 1; /* a contributor starts its worker's range */
-                contributes[w] = j;
-            }
+            order &= pc.slot == (tail_pieces == 1 ? 0 : 1) && !used[pc.slot];
+            used[pc.slot] = 1;
+            slot_of[w * (rem + 1) + j] = pc.slot;
         }
         CHECK(tail_pieces <= 2, "T=%lld K=%lld W=%lld: worker %lld has %d tail pieces", (long long)tiles,
               (long long)k_tiles, (long long)workers, (long long)w, tail_pieces);
@@ -506,18 +504,19 @@ static void check_sk_plan(int64_t tiles, int64_t k_tiles, int64_t workers, int e
     for (int64_t i = 0; ok && i < nt; i++) wrong += seen[i] != 1;
     CHECK(ok && wrong == 0, "T=%lld K=%lld W=%lld: %lld (tile, k block)s not covered exactly once", (long long)tiles,
           (long long)k_tiles, (long long)workers, (long long)wrong);
-    CHECK(whole && views && order, "T=%lld K=%lld W=%lld: whole %d, views %d, order %d", (long long)tiles,
+    CHECK(whole && views && order, "T=%lld K=%lld W=%lld: whole %d, views %d, slots %d", (long long)tiles,
           (long long)k_tiles, (long long)workers, whole, views, order);
-    /* The owner of tail tile j reads the partials of workers first + 1 ..
-     * last: each of them contributes to j and to nothing else. */
+    /* The last piece of tail tile j reads the partials of workers first ..
+     * last from the slots hg_sk_slot_of names: each holds a piece of j there. */
     for (int64_t j = 0; ok && p.sk_workers > 0 && j < rem; j++) {
         int64_t first = hg_sk_worker_of(&p, j * k_tiles), last = hg_sk_worker_of(&p, (j + 1) * k_tiles - 1);
-        int good = first <= last && (first == last || hg_sk_begin(&p, first) <= j * k_tiles);
-        for (int64_t v = first + 1; v <= last; v++) good &= contributes[v] == j;
+        int good = first <= last;
+        for (int64_t v = first; first < last && v <= last; v++)
+            good &= slot_of[v * (rem + 1) + j] == hg_sk_slot_of(&p, v, j);
         CHECK(good, "T=%lld K=%lld W=%lld: tail tile %lld, workers %lld-%lld", (long long)tiles, (long long)k_tiles,
               (long long)workers, (long long)j, (long long)first, (long long)last);
     }
-    free(seen), free(contributes);
+    free(seen), free(slot_of);
 }
 
 static void test_stream_k_plan(void)

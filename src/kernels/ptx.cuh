@@ -290,38 +290,17 @@ static __device__ __forceinline__ void hg_bar_sync(int id, int nthreads)
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
 }
 
-/* ---- 9.7.12.x red, ld.acquire, st.relaxed (counters shared between CTAs:
- * V6's stream-K tail) -------------------------------------------------------- */
+/* ---- 9.7.12.x atom, st.relaxed (counters shared between CTAs: V6's
+ * stream-K tail) ------------------------------------------------------------ */
 
-/* red.release.gpu.global.add.u32: publishes what this thread, and (through a
- * preceding bar.sync, by cumulativity) its CTA-mates, wrote before it. */
-static __device__ __forceinline__ void hg_red_add_release_gpu(uint32_t *p, uint32_t v)
+/* atom.acq_rel.gpu.global.add.u32: releases what this thread, and (through a
+ * preceding bar.sync, by cumulativity) its CTA-mates, wrote before it;
+ * acquires what earlier adders released; returns the old value. */
+static __device__ __forceinline__ uint32_t hg_atom_add_acq_rel_gpu(uint32_t *p, uint32_t v)
 {
-    asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
-/* ld.acquire.gpu.global.u32 */
-static __device__ __forceinline__ uint32_t hg_ld_acquire_gpu(const uint32_t *p)
-{
-    uint32_t v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-/* Poll until *p == target (acquire: later loads see what the adders
- * released), backing off with nanosleep so the polling does not crowd the
- * L2. With -DHG_DEBUG_WAIT it traps after a bounded number of tries. */
-static __device__ __forceinline__ void hg_wait_count_acquire_gpu(const uint32_t *p, uint32_t target)
-{
-#ifdef HG_DEBUG_WAIT
-    uint32_t tries = 0;
-    while (hg_ld_acquire_gpu(p) != target) {
-        if (++tries > HG_DEBUG_WAIT_LIMIT) __trap();
-        __nanosleep(64);
-    }
-#else
-    while (hg_ld_acquire_gpu(p) != target) __nanosleep(64);
-#endif
+    uint32_t old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
 }
 
 /* st.relaxed.gpu.global.u32 */

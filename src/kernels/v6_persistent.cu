@@ -1,7 +1,8 @@
 /*
  * v6_persistent.cu: kernel V6. A persistent, warp-specialized TN GEMM with a
  * 128 x 320 tile, register reallocation, a 2-CTA cluster that multicasts B,
- * and a shared-memory TMA-store epilogue (the seeds' V6, seeds/000).
+ * and a shared-memory TMA-store epilogue (the seeds' V6, seeds/000), plus one
+ * mechanism beyond the seeds: a stream-K tail.
  *
  * What changed from V5, and why:
  *   - setmaxnreg: the producer warp group drops to 40 registers per thread,
@@ -28,6 +29,12 @@
  *     of its result at a time in its own slot and a single thread writes it to
  *     C with a TMA store (coalesced, clipped at the edges by the hardware).
  *   - 3 stages (V5: 4): a stage is 56 KiB now.
+ *   - Beyond the seeds, a stream-K tail (tiling.h): when the tile pairs do not
+ *     fill the last round (8192^3: 832 pairs = 12 rounds of 66 clusters + 40),
+ *     the last round's k blocks are split evenly over all clusters; each
+ *     piece leaves its fp32 partial in the handle's workspace and counts
+ *     itself (a counter per tile, rank and consumer); the last to finish sums
+ *     them in k order and writes C. Nobody waits for anybody.
  *   Kept from V5: wgmma kept in flight with wait_group(1), release of the
  *   previous stage; fp32 accumulation; swizzled rasterization (group 8 here).
  *
@@ -47,13 +54,13 @@
  *                    barriers count only the CTA's own two consumers.
  *   TMA_EPI = false: the per-thread epilogue of V5 (hg_store_wgmma_acc).
  *   not persistent:  the same kernel launched with one cluster per tile pair.
+ *   no stream-K:     the last round as whole tiles (the seeds' V6).
  *   No variant without setmaxnreg: at the 168-register cap the 160-register
  *   accumulator cannot fit, and the build forbids spills.
  *
- * Measured on the H200 (2026-11-29, fp16 TN, median of 3 processes): 8192^3
- * 1.488 ms, 739 TFLOPS, 0.97 of cuBLAS-best (0.997 of cuBLAS's default kernel,
- * the same design); tensor pipe 95.7%. 8192 x 28672 x 8192: 1.03 of cuBLAS-best.
- * docs/v6.md, with the ablations.
+ * Measured on the H200 (2026-11-29, fp16 TN; docs/v6.md has the method, the
+ * other shapes and the ablations): 8192^3 0.955 of cuBLAS-best (one
+ * process; 0.946 without the stream-K tail), 4096^3 0.871 (0.768 without).
  */
 #include "common.cuh"
 #include "pipeline.cuh"
@@ -76,9 +83,10 @@ static constexpr int V6_SLOT_ROW_BYTES = V6_HN * 2;            /* 320 */
 static constexpr int V6_SLOT_BYTES = 64 * V6_SLOT_ROW_BYTES;   /* 20480 */
 static constexpr int V6_OFF_STAGING = V6_STAGES * V6_STAGE_BYTES;          /* 172032 */
 static constexpr int V6_OFF_BARRIERS = V6_OFF_STAGING + 2 * V6_SLOT_BYTES; /* 212992 */
+static constexpr int V6_OFF_SK_FLAGS = V6_OFF_BARRIERS + 2 * V6_STAGES * 8; /* 213040: 2 x u32 */
 static constexpr int V6_SMEM_BYTES = V6_OFF_BARRIERS + 64 + 1024;          /* 214080 */
 /* Stream-K workspace: one consumer's 64 x 320 fp32 partial per (worker,
- * rank, consumer); a counter per (tail tile, rank, consumer). */
+ * rank, slot, consumer); a counter per (tail tile, rank, consumer). */
 static constexpr int V6_SK_GROUP_FLOATS = 64 * V6_BN; /* 20480 */
 
 static_assert(V6_A_HALF_BYTES % 1024 == 0 && V6_B_HALF_BYTES % 1024 == 0 && V6_STAGE_BYTES % 1024 == 0,
@@ -244,58 +252,62 @@ static __device__ __forceinline__ void v6_epilogue_half(const CUtensorMap *map_c
 /* ---- the stream-K tail (tiling.h has the plan) ----------------------------- */
 
 /* Where consumer `wg` of rank `rank` of worker (cluster) `worker` leaves the
- * partial of its contributor piece (a worker has at most one). Stored in
- * fragment order: float4 number i of thread t at (i * 128 + t) * 4, so every
- * store and load is a fully coalesced 2 KiB per warp-group instruction; only
- * the same thread mapping reads it back. */
-static __device__ __forceinline__ float4 *v6_sk_partial(float *ws, int64_t worker, uint32_t rank, int wg)
+ * partial of its piece number `slot` (0: the piece that starts the worker's
+ * tail range, 1: a piece that starts a tile inside it). Stored in fragment
+ * order: float4 number i of thread t at (i * 128 + t) * 4, so every store and
+ * load is a fully coalesced 2 KiB per warp-group instruction; only the same
+ * thread mapping reads it back. */
+static __device__ __forceinline__ float4 *v6_sk_partial(float *ws, int64_t worker, uint32_t rank, int slot, int wg)
 {
-    return (float4 *)(ws + ((worker * 2 + rank) * 2 + wg) * (int64_t)V6_SK_GROUP_FLOATS);
+    return (float4 *)(ws + (((worker * 2 + rank) * 2 + slot) * 2 + wg) * (int64_t)V6_SK_GROUP_FLOATS);
 }
 
-/* After one consumer group finished a piece of a tail tile. A contributor
- * (k_begin > 0) leaves its partial and counts itself: false, nothing more to
- * do. The owner (k_begin == 0) waits until the other pieces have counted,
- * adds their partials to acc0/acc1 in k order and returns true: the caller
- * writes C as for a whole tile. Each (tail tile, rank, consumer) has its own
- * counter, so the two consumers and the two CTAs of a cluster never wait for
- * each other here.
+/* After one consumer group finished its piece of a tail tile: leave the
+ * partial, count it, and if this is the tile's last piece to finish, sum all
+ * pieces' partials into acc0/acc1 and return true (the caller then writes C
+ * as for a whole tile); else return false (nothing more to do).
  *
- * Ordering: the contributor group's 128 threads store, bar.sync (their stores
- * now precede thread 0's next operation), and thread 0 adds 1 with release
- * semantics at gpu scope (cumulative over what the bar.sync ordered before
- * it). The owner's thread 0 polls with acquire until the count is complete;
- * its group's bar.sync then orders every thread's loads (ld.global.cg: from
- * L2, never a stale L1 line) after that. The wait ends: the launch is
- * cooperative (every worker resident), and a contributor piece is the first
- * tail piece of its worker, which waits for nothing before it (tiling.h).
- * The owner resets the counter for the next launch; launches through one
- * handle are ordered by its stream (hopgemm.h).
+ * No piece ever waits for another, so nothing can hang on a worker that is not
+ * resident (another kernel holding the SMs, a profiler replaying the launch).
+ * The count, per (tail tile, rank, consumer): the group's 128 threads store
+ * their partial, bar.sync (the stores now precede thread 0's next operation),
+ * and thread 0 adds 1 with acq_rel at gpu scope: the release publishes the
+ * group's partial (cumulative through the bar.sync), the acquire makes every
+ * earlier adder's partial visible. The adder that sees pieces - 1 is last;
+ * after the second bar.sync its group reads the partials with ld.global.cg
+ * (from L2, never a stale L1 line). It resets the counter for the next launch
+ * (every piece has counted by then); launches through one handle are ordered
+ * by its stream (hopgemm.h).
  *
- * The sum is ((own + first contributor) + second ...) in k order whichever
- * piece finished first, so C is bitwise reproducible. */
-static __device__ __forceinline__ bool v6_sk_fixup(float *acc0, float *acc1, const hg_sk_piece &pc, int64_t worker,
-                                                   uint32_t rank, int wg, int ctid, int bar_id, float *ws,
+ * The last piece sums from the workspace, its own partial included, in k
+ * order: C is bitwise the same whichever piece finishes last. */
+static __device__ __forceinline__ bool v6_sk_fixup(float *acc0, float *acc1, const hg_sk_plan &plan,
+                                                   const hg_sk_piece &pc, int64_t worker, uint32_t rank, int wg,
+                                                   int ctid, int bar_id, volatile uint32_t *last_flag, float *ws,
                                                    uint32_t *counters)
 {
-    uint32_t *count = counters + (pc.sk_tile * 2 + rank) * 2 + wg;
-    if (pc.k_begin > 0) {
-        float4 *mine = v6_sk_partial(ws, worker, rank, wg) + ctid;
+    float4 *mine = v6_sk_partial(ws, worker, rank, pc.slot, wg) + ctid;
 #pragma unroll
-        for (int i = 0; i < V6_HN / 8; i++) {
-            __stcg(mine + i * 128, make_float4(acc0[4 * i], acc0[4 * i + 1], acc0[4 * i + 2], acc0[4 * i + 3]));
-            __stcg(mine + (i + V6_HN / 8) * 128,
-                   make_float4(acc1[4 * i], acc1[4 * i + 1], acc1[4 * i + 2], acc1[4 * i + 3]));
-        }
-        hg_bar_sync(bar_id, 128);
-        if (ctid == 0) hg_red_add_release_gpu(count, 1);
-        return false;
+    for (int i = 0; i < V6_HN / 8; i++) {
+        __stcg(mine + i * 128, make_float4(acc0[4 * i], acc0[4 * i + 1], acc0[4 * i + 2], acc0[4 * i + 3]));
+        __stcg(mine + (i + V6_HN / 8) * 128,
+               make_float4(acc1[4 * i], acc1[4 * i + 1], acc1[4 * i + 2], acc1[4 * i + 3]));
     }
-    const uint32_t contributors = (uint32_t)(pc.last_worker - pc.first_worker);
-    if (ctid == 0) hg_wait_count_acquire_gpu(count, contributors);
     hg_bar_sync(bar_id, 128);
-    for (int64_t v = pc.first_worker + 1; v <= pc.last_worker; v++) {
-        const float4 *part = v6_sk_partial(ws, v, rank, wg) + ctid;
+    uint32_t *count = counters + (pc.sk_tile * 2 + rank) * 2 + wg;
+    const uint32_t pieces = (uint32_t)(pc.last_worker - pc.first_worker + 1);
+    if (ctid == 0) *last_flag = hg_atom_add_acq_rel_gpu(count, 1) == pieces - 1;
+    hg_bar_sync(bar_id, 128);
+    /* The flag's next write (this group's next tail piece) comes after that
+     * piece's first bar.sync, which every thread reaches after reading it. */
+    if (!*last_flag) return false;
+#pragma unroll
+    for (int i = 0; i < V6_HN / 2; i++) {
+        acc0[i] = 0.0f;
+        acc1[i] = 0.0f;
+    }
+    for (int64_t v = pc.first_worker; v <= pc.last_worker; v++) {
+        const float4 *part = v6_sk_partial(ws, v, rank, hg_sk_slot_of(&plan, v, pc.sk_tile), wg) + ctid;
 #pragma unroll
         for (int i = 0; i < V6_HN / 8; i++) {
             float4 x = __ldcg(part + i * 128);
@@ -347,9 +359,9 @@ static __device__ __forceinline__ hg_pipeline v6_pipeline(uint8_t *smem)
  *             its full[s] refilled, which needs both producers past empty[s].
  * Phases: the producer's cursor starts at parity 1 (a fresh barrier lets it
  * through: the first lap finds every slot empty), the consumers' at 0; both
- * flip when the stage wraps. Every CTA of a cluster runs the same tiles with
- * the same k_tiles, so the four cursors (producer and consumers, both CTAs)
- * count the same stage uses.
+ * flip when the stage wraps. Every CTA of a cluster runs the same pieces
+ * (hg_sk_next from the same cluster id), so the four cursors (producer and
+ * consumers, both CTAs) count the same stage uses.
  */
 template <int DT, bool MCAST, bool TMA_EPI>
 __global__ void __launch_bounds__(V6_THREADS, 1)
@@ -388,6 +400,7 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
         const int bar_id = 1 + wg; /* named barrier of this group (0 is __syncthreads) */
         uint8_t *slot = smem + V6_OFF_STAGING + wg * V6_SLOT_BYTES;
         float acc0[V6_HN / 2], acc1[V6_HN / 2];
+        volatile uint32_t *sk_last = (volatile uint32_t *)(smem + V6_OFF_SK_FLAGS) + wg;
         hg_pipe_cursor cur = hg_pipe_consumer_start();
 
         /* The cluster's pieces: whole tiles tile = cluster_id, += clusters,
@@ -438,8 +451,8 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             if (ctid == 0) v6_release<MCAST>(hg_pipe_prev_consumer_barrier(pipe, cur));
 
             /* A piece of a tail tile: only the last piece to finish writes C. */
-            if (pc.sk_tile >= 0 &&
-                !v6_sk_fixup(acc0, acc1, pc, cluster_id, rank, wg, ctid, bar_id, sk_partials, sk_counters))
+            if (pc.sk_tile >= 0 && !v6_sk_fixup(acc0, acc1, plan, pc, cluster_id, rank, wg, ctid, bar_id, sk_last,
+                                                sk_partials, sk_counters))
                 continue;
 
             const int64_t row0 = offset_m + wg * 64;
@@ -529,7 +542,7 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
 
 static size_t v6_partial_bytes(int sm_count)
 {
-    return (size_t)(sm_count / 2) * 2 * 2 * V6_SK_GROUP_FLOATS * sizeof(float);
+    return (size_t)(sm_count / 2) * 2 * 2 * 2 * V6_SK_GROUP_FLOATS * sizeof(float);
 }
 
 template <int DT, bool MCAST, bool TMA_EPI>
@@ -553,13 +566,11 @@ static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStre
     int64_t n_blocks = hg_cdiv(p->n, V6_BN);
     int64_t pairs = m_pairs * n_blocks;
 
-    cudaLaunchAttribute attr[2];
+    cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = 2;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
-    attr[1].id = cudaLaunchAttributeCooperative;
-    attr[1].val.cooperative = 1;
     cudaLaunchConfig_t cfg = {};
     cfg.blockDim = dim3(V6_THREADS, 1, 1);
     cfg.dynamicSmemBytes = V6_SMEM_BYTES;
@@ -605,20 +616,9 @@ static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStre
     }
     hg_sk_plan plan = hg_sk_make(pairs, k_tiles, clusters, sk);
 
-    /* Owners wait for contributors on other SMs: launch cooperatively, so
-     * that every cluster is resident at once or the launch fails (then, once,
-     * without the split). */
-    if (plan.sk_workers > 0) cfg.numAttrs = 2;
-
     void *args[9] = {(void *)&map_a,   (void *)&map_b,    (void *)&map_c,    (void *)&epi,     (void *)&plan,
                      (void *)&m_pairs, (void *)&n_blocks, (void *)&partials, (void *)&counters};
     cudaError_t err = cudaLaunchKernelExC(&cfg, (const void *)kern, args);
-    if (err != cudaSuccess && plan.sk_workers > 0) {
-        (void)cudaGetLastError();
-        plan = hg_sk_make(pairs, k_tiles, clusters, 0);
-        cfg.numAttrs = 1;
-        err = cudaLaunchKernelExC(&cfg, (const void *)kern, args);
-    }
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
         hg__err_set(e, "v6: launch failed: %s", cudaGetErrorString(err));
@@ -637,8 +637,8 @@ static hg_status v6_launch_dt(const hg__problem *p, const hg__device *d, cudaStr
 
 extern "C" {
 
-/* Partials for sm_count / 2 workers x 2 ranks x 2 consumers (160 KiB per
- * SM), then the counters: (tail tile < workers) x 2 x 2. */
+/* Partials for sm_count / 2 workers x 2 ranks x 2 slots x 2 consumers (320
+ * KiB per SM), then the counters: (tail tile < workers) x 2 x 2. */
 size_t hg__v6_workspace_bytes(int sm_count)
 {
     return v6_partial_bytes(sm_count) + (size_t)(sm_count / 2) * 4 * sizeof(uint32_t);
