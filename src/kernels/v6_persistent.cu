@@ -58,9 +58,9 @@
  *   No variant without setmaxnreg: at the 168-register cap the 160-register
  *   accumulator cannot fit, and the build forbids spills.
  *
- * Measured on the H200 (2026-11-29, fp16 TN; docs/v6.md has the method, the
- * other shapes and the ablations): 8192^3 0.955 of cuBLAS-best (one
- * process; 0.946 without the stream-K tail), 4096^3 0.871 (0.768 without).
+ * Measured on the H200 (2026-11-29, fp16 TN, median of 3 processes;
+ * docs/v6.md has the other shapes and the ablations): 8192^3 1.469 ms, 0.953
+ * of cuBLAS-best (0.950 without the stream-K tail); 4096^3 0.870 (0.777).
  */
 #include "common.cuh"
 #include "pipeline.cuh"
