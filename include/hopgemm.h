@@ -97,7 +97,7 @@ typedef enum {
  * sm_80's mma.sync, but it is built for sm_90a alone, so every kernel then
  * returns HG_STATUS_ARCH_MISMATCH from hg_gemm. On failure *out is set to NULL
  * and the reason is kept for hg_last_error(NULL).
- * On a Hopper the handle allocates a workspace of 160 KiB per SM (21 MiB on a
+ * On a Hopper the handle allocates a workspace of 320 KiB per SM (41 MiB on a
  * 132-SM H200) for V6's stream-K tail, and waits for the default stream once
  * to zero it. If that memory cannot be had, the handle still works: V6 then
  * runs its last round of tiles unsplit (slower on some shapes, same results).
