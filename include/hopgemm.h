@@ -100,7 +100,8 @@ typedef enum {
  * On a Hopper the handle allocates a workspace of 320 KiB per SM (41 MiB on a
  * 132-SM H200) for V6's stream-K tail, and waits for the default stream once
  * to zero it. If that memory cannot be had, the handle still works: V6 then
- * runs its last round of tiles unsplit (slower on some shapes, same results).
+ * runs its last round of tiles unsplit (slower on some shapes; the sums are
+ * then added in another order, so the last bits may differ).
  */
 hg_status hg_create(hg_handle *out);
 
