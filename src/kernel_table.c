@@ -55,8 +55,8 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
         int64_t k_tiles = hg_cdiv(p->k, k->unit_k);
         hg_sk_plan sk = hg_sk_make((int64_t)tiles, k_tiles, (int64_t)slots, 1);
         if (sk.sk_workers > 0) {
-            int64_t total = (sk.tiles - sk.dp_tiles) * k_tiles;
-            double tail = ((double)hg_cdiv(total, sk.sk_workers) + HG_SK_FIXUP_BLOCKS) / (double)k_tiles;
+            double tail =
+                ((double)hg_cdiv(hg_sk_units(&sk), sk.sk_workers) + HG_SK_FIXUP_BLOCKS) / (double)k_tiles;
             double w = floor(tiles / slots) + tail;
             if (w < waves) waves = w;
         }

@@ -85,7 +85,7 @@ typedef struct {
 typedef struct {
     int64_t dp_next;        /* next whole tile */
     int64_t sk_pos, sk_end; /* the rest of this worker's tail range */
-    int64_t sk_start;       /* where it began */
+    int64_t worker;         /* whose pieces these are */
 } hg_sk_cursor;
 
 HG_HD hg_sk_plan hg_sk_make(int64_t tiles, int64_t k_tiles, int64_t workers, int enable)
@@ -110,18 +110,17 @@ HG_HD hg_sk_plan hg_sk_make(int64_t tiles, int64_t k_tiles, int64_t workers, int
     return p;
 }
 
+/* The tail's length in k blocks, R * K (0 when nothing is split). */
+HG_HD int64_t hg_sk_units(const hg_sk_plan *p) { return (p->tiles - p->dp_tiles) * p->k_tiles; }
+
 /* First tail unit of worker w (0 <= w <= S; hg_sk_begin(S) = R * K). */
-HG_HD int64_t hg_sk_begin(const hg_sk_plan *p, int64_t w)
-{
-    int64_t total = (p->tiles - p->dp_tiles) * p->k_tiles;
-    return w * total / p->sk_workers;
-}
+HG_HD int64_t hg_sk_begin(const hg_sk_plan *p, int64_t w) { return w * hg_sk_units(p) / p->sk_workers; }
 
 /* The worker whose range holds tail unit u: the largest w with
  * hg_sk_begin(w) <= u, i.e. w * total < (u + 1) * S. */
 HG_HD int64_t hg_sk_worker_of(const hg_sk_plan *p, int64_t u)
 {
-    int64_t total = (p->tiles - p->dp_tiles) * p->k_tiles;
+    int64_t total = hg_sk_units(p);
     return ((u + 1) * p->sk_workers + total - 1) / total - 1;
 }
 
@@ -136,9 +135,10 @@ HG_HD hg_sk_cursor hg_sk_start(const hg_sk_plan *p, int64_t w)
 {
     hg_sk_cursor c;
     c.dp_next = w;
-    c.sk_pos = c.sk_end = c.sk_start = 0;
+    c.worker = w;
+    c.sk_pos = c.sk_end = 0;
     if (w < p->sk_workers) {
-        c.sk_pos = c.sk_start = hg_sk_begin(p, w);
+        c.sk_pos = hg_sk_begin(p, w);
         c.sk_end = hg_sk_begin(p, w + 1);
     }
     return c;
@@ -169,7 +169,7 @@ HG_HD int hg_sk_next(const hg_sk_plan *p, hg_sk_cursor *c, hg_sk_piece *out)
     out->first_worker = hg_sk_worker_of(p, j * p->k_tiles);
     out->last_worker = hg_sk_worker_of(p, (j + 1) * p->k_tiles - 1);
     out->sk_tile = out->first_worker == out->last_worker ? -1 : j;
-    out->slot = c->sk_pos == c->sk_start ? 0 : 1;
+    out->slot = hg_sk_slot_of(p, c->worker, j);
     c->sk_pos += ke - kb;
     return 1;
 }

@@ -249,6 +249,15 @@ static __device__ __forceinline__ void v6_epilogue_half(const CUtensorMap *map_c
     }
 }
 
+static __device__ __forceinline__ void v6_zero_acc(float *acc0, float *acc1)
+{
+#pragma unroll
+    for (int i = 0; i < V6_HN / 2; i++) {
+        acc0[i] = 0.0f;
+        acc1[i] = 0.0f;
+    }
+}
+
 /* ---- the stream-K tail (tiling.h has the plan) ----------------------------- */
 
 /* Where consumer `wg` of rank `rank` of worker (cluster) `worker` leaves the
@@ -301,11 +310,7 @@ static __device__ __forceinline__ bool v6_sk_fixup(float *acc0, float *acc1, con
     /* The flag's next write (this group's next tail piece) comes after that
      * piece's first bar.sync, which every thread reaches after reading it. */
     if (!*last_flag) return false;
-#pragma unroll
-    for (int i = 0; i < V6_HN / 2; i++) {
-        acc0[i] = 0.0f;
-        acc1[i] = 0.0f;
-    }
+    v6_zero_acc(acc0, acc1);
     for (int64_t v = pc.first_worker; v <= pc.last_worker; v++) {
         const float4 *part = v6_sk_partial(ws, v, rank, hg_sk_slot_of(&plan, v, pc.sk_tile), wg) + ctid;
 #pragma unroll
@@ -412,11 +417,7 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             int64_t offset_m, offset_n;
             v6_tile_offsets(pc.tile, m_pairs, n_blocks, rank, &offset_m, &offset_n);
             const int k_count = (int)(pc.k_end - pc.k_begin);
-#pragma unroll
-            for (int i = 0; i < V6_HN / 2; i++) {
-                acc0[i] = 0.0f;
-                acc1[i] = 0.0f;
-            }
+            v6_zero_acc(acc0, acc1);
             /* Pin the zeros in place before the first wgmma.fence: otherwise
              * the compiler sinks the moves of acc1 between the first tile's
              * wgmmas, and ptxas must inject a warpgroup.arrive/wait there. */
