@@ -27,7 +27,7 @@ LIB_SO   := $(BUILD)/libhopgemm.so
 BENCH    := $(BUILD)/hopgemm-bench
 TESTS    := $(BUILD)/hg-tests
 
-.PHONY: all test bench debug clean resources
+.PHONY: all test bench debug prof clean resources
 all: $(LIB_A) $(LIB_SO) $(BENCH) $(TESTS)
 
 $(BUILD)/%.o: %.c $(HDRS)
@@ -63,6 +63,13 @@ bench: all
 # Waits that trap after a bounded number of tries instead of hanging.
 debug:
 	$(MAKE) BUILD=build/debug EXTRA_NVCCFLAGS="-DHG_DEBUG_WAIT" all
+
+# V6 with cycle counters, and the tool that reads them (tools/v6-profile.c).
+prof:
+	$(MAKE) BUILD=build/prof EXTRA_NVCCFLAGS="-DHG_V6_PROFILE" EXTRA_CFLAGS="-DHG_V6_PROFILE" all build/prof/v6-profile
+
+$(BUILD)/v6-profile: tools/v6-profile.c $(LIB_A) $(HDRS)
+	$(CC) $(CFLAGS) tools/v6-profile.c -o $@ $(LIB_A) $(BENCH_LDLIBS) $(LDLIBS) -ldl
 
 # Registers, shared memory and spills of every kernel, as ptxas reports them.
 resources:

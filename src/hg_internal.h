@@ -111,6 +111,12 @@ hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struc
  * sm_count SMs (src/kernels/v6_persistent.cu). */
 size_t hg__v6_workspace_bytes(int sm_count);
 
+#ifdef HG_V6_PROFILE
+/* The profiling build only (make prof): V6's per-CTA cycle accounting of its
+ * last launch, 16 words per CTA (the fields are in v6_persistent.cu). */
+int hg__v6_profile_read(uint32_t *rows, int ctas);
+#endif
+
 extern const hg__kernel_entry hg__kernels[];
 extern const int hg__kernel_count;
 const hg__kernel_entry *hg__find_kernel(hg_kernel id);

@@ -38,6 +38,15 @@ done
 slow=$(grep -lE "Potential Performance Loss|C7508|C751[0-9]" "$BUILD"/src/kernels/*.ptxas 2>/dev/null)
 [ -z "$slow" ] && ok "build/no-wgmma-serialization" || bad "build/no-wgmma-serialization" "$(grep -hE "Potential Performance Loss|C75" $slow | head -4)"
 
+# The profiling build's V6 (make prof: cycle counters) and its reader still
+# compile, without spills, so the instrument does not rot between uses.
+NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
+if out=$("$NVCC" -gencode arch=compute_90a,code=sm_90a -std=c++17 -O3 -Xptxas -warn-spills -Xptxas -Werror \
+           -Werror all-warnings -Iinclude -Isrc -DHG_V6_PROFILE -c src/kernels/v6_persistent.cu -o "$tmp/v6p.o" 2>&1) &&
+   out=$(gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude -Isrc -I"$CUDA_HOME/include" -DHG_V6_PROFILE \
+           -fsyntax-only tools/v6-profile.c 2>&1); then
+  ok "build/v6-profiling-variant"; else bad "build/v6-profiling-variant" "$out"; fi
+
 # The library links the CUDA runtime only: no libcuda, so it loads without a driver.
 if [ -f "$BUILD/libhopgemm.so" ]; then
   if readelf -d "$BUILD/libhopgemm.so" | grep NEEDED | grep -q 'libcuda\.so'; then

@@ -61,6 +61,10 @@
  * Measured on the H200 (2026-11-29, fp16 TN, median of 3 processes;
  * docs/v6.md has the other shapes and the ablations): 8192^3 1.469 ms, 0.953
  * of cuBLAS-best (0.950 without the stream-K tail); 4096^3 0.870 (0.777).
+ * `make prof` compiles in per-CTA cycle counters (v6_clock, v6_prof_put;
+ * tools/v6-profile.c reads them): the consumers wait on full barriers for
+ * 22-30% of their cycles at 8192^3, but the board is at its power limit
+ * there, so cycles saved come back as clock (docs/NOTES.md).
  */
 #include "common.cuh"
 #include "pipeline.cuh"
@@ -343,6 +347,53 @@ static __device__ __forceinline__ hg_pipeline v6_pipeline(uint8_t *smem)
     return p;
 }
 
+/* ---- cycle accounting (make prof: -DHG_V6_PROFILE) ------------------------- */
+
+/* Where a CTA's cycles go, for tools/v6-profile.c. Each launch overwrites
+ * one row per CTA (up to V6_PROF_CTAS); only thread 0 of each consumer and
+ * the producer thread write. Without HG_V6_PROFILE v6_clock() is 0, the sums
+ * are dead and the compiler drops them: the kernel is unchanged. */
+enum {
+    V6_PROF_TOTAL,      /* consumer 0: after setmaxnreg to after its last piece */
+    V6_PROF_MAIN0,      /* consumer 0: first acquire to drained, summed over pieces */
+    V6_PROF_FULL0,      /* consumer 0: waiting on full barriers */
+    V6_PROF_STARVED0,   /* consumer 0: steady-state k blocks whose wait_group<1> found the previous group done */
+    V6_PROF_EPI0,       /* consumer 0: drained to end of piece (stream-K fixup and epilogue) */
+    V6_PROF_MAIN1,      /* the same four for consumer 1 */
+    V6_PROF_FULL1,
+    V6_PROF_STARVED1,
+    V6_PROF_EPI1,
+    V6_PROF_PTOTAL,     /* producer: from its start to the end drain */
+    V6_PROF_EMPTY,      /* producer: waiting on empty barriers */
+    V6_PROF_KBLOCKS,    /* k blocks this CTA computed */
+    V6_PROF_PIECES,     /* pieces (tiles or tail pieces) */
+    V6_PROF_FIELDS = 16,
+    V6_PROF_CTAS = 1024 /* rows kept */
+};
+static constexpr uint32_t V6_STARVED_CYCLES = 64; /* a wait_group<1> shorter than this found the pipe empty */
+
+#ifdef HG_V6_PROFILE
+__device__ uint32_t hg__v6_prof[V6_PROF_CTAS * V6_PROF_FIELDS];
+#endif
+
+static __device__ __forceinline__ uint32_t v6_clock(void)
+{
+#ifdef HG_V6_PROFILE
+    return (uint32_t)clock();
+#else
+    return 0;
+#endif
+}
+
+static __device__ __forceinline__ void v6_prof_put(int field, uint32_t v)
+{
+#ifdef HG_V6_PROFILE
+    if (blockIdx.x < V6_PROF_CTAS) hg__v6_prof[blockIdx.x * V6_PROF_FIELDS + field] = v;
+#else
+    (void)field, (void)v;
+#endif
+}
+
 /* ---- the kernel ----------------------------------------------------------- */
 
 /*
@@ -407,6 +458,8 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
         float acc0[V6_HN / 2], acc1[V6_HN / 2];
         volatile uint32_t *sk_last = (volatile uint32_t *)(smem + V6_OFF_SK_FLAGS) + wg;
         hg_pipe_cursor cur = hg_pipe_consumer_start();
+        const uint32_t t_start = v6_clock();
+        uint32_t t_main = 0, t_full = 0, n_starved = 0, t_epi = 0, n_k = 0, n_pieces = 0;
 
         /* The cluster's pieces: whole tiles tile = cluster_id, += clusters,
          * then its share of the stream-K tail (hg_sk_next; the producer walks
@@ -424,8 +477,11 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             hg_acc_fence<V6_HN / 2>(acc0);
             hg_acc_fence<V6_HN / 2>(acc1);
 
+            const uint32_t t_piece = v6_clock();
+            n_k += k_count, n_pieces++;
             /* First k tile: issue, keep it in flight (k_count >= 1). */
             hg_pipe_consumer_acquire(pipe, cur);
+            t_full += v6_clock() - t_piece;
             {
                 uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
                 v6_mma_stage<DT>(acc0, acc1, hg_smem_addr(st + wg * V6_A_HALF_BYTES), hg_smem_addr(st + V6_A_BYTES));
@@ -435,10 +491,14 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
              * (stage i's) is pending: stage i - 1's wgmmas are done, release
              * it. */
             for (int kt = 1; kt < k_count; kt++) {
+                const uint32_t t0 = v6_clock();
                 hg_pipe_consumer_acquire(pipe, cur);
+                t_full += v6_clock() - t0;
                 uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
                 v6_mma_stage<DT>(acc0, acc1, hg_smem_addr(st + wg * V6_A_HALF_BYTES), hg_smem_addr(st + V6_A_BYTES));
+                const uint32_t t1 = v6_clock();
                 hg_wgmma_wait_group<1>();
+                n_starved += v6_clock() - t1 < V6_STARVED_CYCLES;
                 if (ctid == 0) v6_release<MCAST>(hg_pipe_prev_consumer_barrier(pipe, cur));
                 hg_pipe_advance(pipe, &cur);
             }
@@ -450,11 +510,15 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             hg_acc_fence<V6_HN / 2>(acc0);
             hg_acc_fence<V6_HN / 2>(acc1);
             if (ctid == 0) v6_release<MCAST>(hg_pipe_prev_consumer_barrier(pipe, cur));
+            const uint32_t t_drained = v6_clock();
+            t_main += t_drained - t_piece;
 
             /* A piece of a tail tile: only the last piece to finish writes C. */
             if (pc.sk_tile >= 0 && !v6_sk_fixup(acc0, acc1, plan, pc, cluster_id, rank, wg, ctid, bar_id, sk_last,
-                                                sk_partials, sk_counters))
+                                                sk_partials, sk_counters)) {
+                t_epi += v6_clock() - t_drained;
                 continue;
+            }
 
             const int64_t row0 = offset_m + wg * 64;
             if constexpr (TMA_EPI) {
@@ -464,6 +528,17 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
                 hg_store_wgmma_acc<DT, V6_HN>(epi, acc0, row0, offset_n, ctid);
                 hg_store_wgmma_acc<DT, V6_HN>(epi, acc1, row0, offset_n + V6_HN, ctid);
             }
+            t_epi += v6_clock() - t_drained;
+        }
+        if (ctid == 0) {
+            const int f = wg * (V6_PROF_MAIN1 - V6_PROF_MAIN0);
+            if (wg == 0) v6_prof_put(V6_PROF_TOTAL, v6_clock() - t_start);
+            v6_prof_put(V6_PROF_MAIN0 + f, t_main);
+            v6_prof_put(V6_PROF_FULL0 + f, t_full);
+            v6_prof_put(V6_PROF_STARVED0 + f, n_starved);
+            v6_prof_put(V6_PROF_EPI0 + f, t_epi);
+            if (wg == 0) v6_prof_put(V6_PROF_KBLOCKS, n_k);
+            if (wg == 0) v6_prof_put(V6_PROF_PIECES, n_pieces);
         }
         /* The last stores' global writes complete (and their reads of the
          * slot) before the CTA may exit. */
@@ -479,6 +554,8 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             hg_prefetch_tensormap(&map_a);
             hg_prefetch_tensormap(&map_b);
             hg_pipe_cursor cur = hg_pipe_producer_start();
+            const uint32_t t_start = v6_clock();
+            uint32_t t_empty = 0;
             hg_sk_cursor sched = hg_sk_start(&plan, cluster_id);
             hg_sk_piece pc;
             while (hg_sk_next(&plan, &sched, &pc)) {
@@ -489,7 +566,9 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
                     /* Wait until all consumers (both CTAs with MCAST) released
                      * the slot: this CTA's A and B half overwrite it here, and
                      * with MCAST this CTA's B half overwrites it in the peer. */
+                    const uint32_t t0 = v6_clock();
                     hg_pipe_producer_acquire(pipe, cur);
+                    t_empty += v6_clock() - t0;
                     uint64_t *full = hg_pipe_producer_barrier(pipe, cur);
                     uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
                     /* The whole stage, whoever loads it; full boxes even at
@@ -528,6 +607,8 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
                 hg_pipe_producer_acquire(pipe, cur);
                 hg_pipe_advance(pipe, &cur);
             }
+            v6_prof_put(V6_PROF_PTOTAL, v6_clock() - t_start);
+            v6_prof_put(V6_PROF_EMPTY, t_empty);
         }
         __syncwarp();
     }
@@ -686,6 +767,19 @@ hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struc
         return HG_STATUS_INVALID_VALUE;
     }
 }
+
+#ifdef HG_V6_PROFILE
+/* The last V6 launch's cycle accounting (after it completed): `ctas` rows of
+ * V6_PROF_FIELDS, at most V6_PROF_CTAS. 0 on success. */
+int hg__v6_profile_read(uint32_t *rows, int ctas)
+{
+    if (ctas > V6_PROF_CTAS) ctas = V6_PROF_CTAS;
+    return cudaMemcpyFromSymbol(rows, hg__v6_prof, (size_t)ctas * V6_PROF_FIELDS * sizeof(uint32_t)) ==
+                   cudaSuccess
+               ? 0
+               : -1;
+}
+#endif
 
 hg_status hg__v6_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e)
 {

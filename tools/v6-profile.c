@@ -1,0 +1,220 @@
+/*
+ * v6-profile: where V6's cycles go, per CTA, from the profiling build's
+ * counters (make prof; -DHG_V6_PROFILE). Runs V6 a few times on one shape,
+ * then prints, over the CTAs of the last launch, the mean, min and max of
+ * each count, and the means as a share of the consumers' total.
+ *   build/prof/v6-profile [m n k]      (default 8192 8192 8192, fp16 TN)
+ * The counters cost a few instructions per k block: for attribution, not
+ * timing (hopgemm-bench times the unmodified kernel).
+ *   build/prof/v6-profile m n k SECONDS
+ * then also launches V6 back to back for about SECONDS and reports the time
+ * per launch, the mean SM clock and the board's energy per launch (NVML, read
+ * through dlopen; NVML's device 0, so run it where the GPU is the only one).
+ * Under a power cap, fewer cycles per GEMM can come back as a lower clock:
+ * these three together tell which happened.
+ *   build/prof/v6-profile m n k SECONDS cublas
+ * times cublasGemmEx (default algorithm, fp32 compute) the same way instead,
+ * for the same three figures on cuBLAS's kernel.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "hg_internal.h"
+
+#ifndef HG_V6_PROFILE
+#error "v6-profile needs the profiling build: make prof"
+#endif
+
+enum { FIELDS = 16 };
+static const char *const names[] = {
+    "total (consumer 0)", "mainloop 0", "full waits 0", "starved k blocks 0", "epilogue 0",
+    "mainloop 1", "full waits 1", "starved k blocks 1", "epilogue 1", "producer total",
+    "empty waits", "k blocks", "pieces",
+};
+
+/* The few NVML calls used, resolved at run time (no NVML header or library
+ * is needed to build). */
+typedef struct nvml_dev_s *nvml_dev;
+static struct {
+    int (*init)(void);
+    int (*by_index)(unsigned, nvml_dev *);
+    int (*energy_mj)(nvml_dev, unsigned long long *);
+    int (*clock_mhz)(nvml_dev, int, unsigned *);
+    nvml_dev dev;
+} nvml;
+
+static int nvml_open(void)
+{
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (!lib) return -1;
+    *(void **)&nvml.init = dlsym(lib, "nvmlInit_v2");
+    *(void **)&nvml.by_index = dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+    *(void **)&nvml.energy_mj = dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
+    *(void **)&nvml.clock_mhz = dlsym(lib, "nvmlDeviceGetClockInfo");
+    if (!nvml.init || !nvml.by_index || !nvml.energy_mj || !nvml.clock_mhz) return -1;
+    if (nvml.init() != 0 || nvml.by_index(0, &nvml.dev) != 0) return -1;
+    return 0;
+}
+
+/* fp16 values uniform in [-1, 1) from a xorshift generator. */
+static int fill_random(void *dst, size_t count, uint64_t seed)
+{
+    uint16_t *h = malloc(count * sizeof *h);
+    if (!h) return -1;
+    uint64_t x = 0x9E3779B97F4A7C15ull * seed;
+    for (size_t i = 0; i < count; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        float f = (float)((x >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f; /* [-1, 1) */
+        /* f is a multiple of 2^-23 in [-1, 1): round to fp16 by its bits */
+        union { float f; uint32_t u; } v = {f};
+        uint32_t sign = (v.u >> 16) & 0x8000, e = (v.u >> 23) & 0xFF, mant = v.u & 0x7FFFFF;
+        uint16_t r;
+        if (e < 103) r = (uint16_t)sign; /* below fp16's smallest subnormal: 0 */
+        else if (e < 113) r = (uint16_t)(sign | ((mant | 0x800000) >> (126 - e))); /* subnormal, truncated */
+        else r = (uint16_t)(sign | ((e - 112) << 10) | (mant >> 13)); /* truncated */
+        h[i] = r;
+    }
+    int rc = cudaMemcpy(dst, h, count * sizeof *h, cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -1;
+    free(h);
+    return rc;
+}
+
+static cublasHandle_t cublas; /* set: time cuBLAS instead of V6 */
+
+static int launch(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, void *b, void *c)
+{
+    if (cublas) {
+        /* Row-major C = A B^T is column-major C^T = B A^T. */
+        const float one = 1.0f, zero = 0.0f;
+        if (cublasGemmEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, CUDA_R_16F, (int)k, a,
+                         CUDA_R_16F, (int)k, &zero, c, CUDA_R_16F, (int)n, CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
+            printf("v6-profile: cublasGemmEx failed\n");
+            return -1;
+        }
+        return 0;
+    }
+    if (hg_gemm(h, HG_OP_N, HG_OP_T, m, n, k, 1.0f, a, k, b, k, 0.0f, c, n, HG_F16) != HG_STATUS_SUCCESS) {
+        printf("v6-profile: %s\n", hg_last_error(h));
+        return -1;
+    }
+    return 0;
+}
+
+/* Back-to-back launches for about `seconds`, in batches of 20; the SM clock
+ * is sampled while a batch runs, the energy counter around the whole run. */
+static void timed_run(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, void *b, void *c, double seconds)
+{
+    if (nvml_open() != 0) printf("(NVML not available: no clock or energy)\n");
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0), cudaEventCreate(&e1);
+    unsigned long long mj0 = 0, mj1 = 0;
+    double clock_sum = 0;
+    int samples = 0, launches = 0;
+    float ms = 0;
+    if (nvml.dev) nvml.energy_mj(nvml.dev, &mj0);
+    cudaEventRecord(e0, 0);
+    while (ms < seconds * 1000.0) {
+        for (int i = 0; i < 20; i++, launches++)
+            if (launch(h, m, n, k, a, b, c) != 0) return;
+        cudaEventRecord(e1, 0);
+        unsigned mhz;
+        if (nvml.dev && nvml.clock_mhz(nvml.dev, 1 /* NVML_CLOCK_SM */, &mhz) == 0) clock_sum += mhz, samples++;
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+    }
+    if (nvml.dev) nvml.energy_mj(nvml.dev, &mj1);
+    double per = ms / launches;
+    double flops = 2.0 * (double)m * (double)n * (double)k;
+    printf("timed: %d launches, %.4f ms each (%.1f TFLOPS)", launches, per, flops / per / 1e9);
+    if (samples) printf(", SM clock %.0f MHz", clock_sum / samples);
+    if (nvml.dev && mj1 > mj0)
+        printf(", %.0f W, %.3f J per launch", (double)(mj1 - mj0) / ms, (double)(mj1 - mj0) / 1000.0 / launches);
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    int64_t m = 8192, n = 8192, k = 8192;
+    double seconds = 0;
+    if (argc >= 4) m = atoll(argv[1]), n = atoll(argv[2]), k = atoll(argv[3]);
+    if (argc >= 5) seconds = atof(argv[4]);
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) {
+        printf("v6-profile: no GPU\n");
+        return 1;
+    }
+    void *a, *b, *c;
+    if (cudaMalloc(&a, (size_t)m * k * 2) || cudaMalloc(&b, (size_t)n * k * 2) || cudaMalloc(&c, (size_t)m * n * 2)) {
+        printf("v6-profile: cudaMalloc failed\n");
+        return 1;
+    }
+    /* Uniform in [-1, 1), as hopgemm-bench draws them: the values do not
+     * change the cycles, but they change the power (constant inputs drew 440
+     * W against 690 W at 8192^3 on the H200), and so the clock. */
+    if (fill_random(a, (size_t)m * k, 1) != 0 || fill_random(b, (size_t)n * k, 2) != 0) {
+        printf("v6-profile: cannot fill the inputs\n");
+        return 1;
+    }
+    hg_handle h;
+    if (hg_create(&h) != HG_STATUS_SUCCESS || hg_set_kernel(h, HG_KERNEL_V6) != HG_STATUS_SUCCESS) {
+        printf("v6-profile: %s\n", hg_last_error(NULL));
+        return 1;
+    }
+    for (int i = 0; i < 5; i++)
+        if (launch(h, m, n, k, a, b, c) != 0) return 1;
+    cudaDeviceSynchronize();
+    uint32_t *rows = calloc((size_t)sms * FIELDS, sizeof(uint32_t));
+    if (!rows || hg__v6_profile_read(rows, sms) != 0) {
+        printf("v6-profile: cannot read the counters\n");
+        return 1;
+    }
+    /* Rows of CTAs that ran (a grid smaller than the SM count leaves the
+     * rest at the zeros the array starts with). */
+    int ctas = 0;
+    for (int i = 0; i < sms; i++)
+        if (rows[i * FIELDS] != 0) memmove(&rows[ctas++ * FIELDS], &rows[i * FIELDS], FIELDS * sizeof *rows);
+    if (ctas == 0) {
+        printf("v6-profile: no counters were written (not the profiling build's kernel?)\n");
+        return 1;
+    }
+    printf("V6 %lldx%lldx%lld fp16 TN, %d CTAs, cycles (SM clock) per CTA\n", (long long)m, (long long)n,
+           (long long)k, ctas);
+    printf("%-20s %12s %12s %12s %8s\n", "count", "mean", "min", "max", "of total");
+    double total = 0;
+    for (int i = 0; i < ctas; i++) total += rows[i * FIELDS];
+    total /= ctas;
+    for (int f = 0; f < (int)(sizeof names / sizeof names[0]); f++) {
+        double sum = 0;
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (int i = 0; i < ctas; i++) {
+            uint32_t v = rows[i * FIELDS + f];
+            sum += v, lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+        }
+        double mean = sum / ctas;
+        int is_count = strstr(names[f], "k blocks") != NULL || strstr(names[f], "pieces") != NULL;
+        if (is_count)
+            printf("%-20s %12.1f %12u %12u\n", names[f], mean, lo, hi);
+        else
+            printf("%-20s %12.0f %12u %12u %7.2f%%\n", names[f], mean, lo, hi, 100.0 * mean / total);
+    }
+    if (argc >= 6 && strcmp(argv[5], "cublas") == 0) {
+        if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) {
+            printf("v6-profile: cublasCreate failed\n");
+            return 1;
+        }
+        printf("cuBLAS (cublasGemmEx, default algorithm):\n");
+        for (int i = 0; i < 5; i++)
+            if (launch(h, m, n, k, a, b, c) != 0) return 1;
+    }
+    if (seconds > 0) timed_run(h, m, n, k, a, b, c, seconds);
+    if (cublas) cublasDestroy(cublas);
+    hg_destroy(h);
+    free(rows);
+    return 0;
+}
