@@ -113,7 +113,7 @@ size_t hg__v6_workspace_bytes(int sm_count);
 
 #ifdef HG_V6_PROFILE
 /* The profiling build only (make prof): V6's per-CTA cycle accounting of its
- * last launch, 16 words per CTA (the fields are in v6_persistent.cu). */
+ * last launch, 20 words per CTA (the fields are in v6_persistent.cu). */
 int hg__v6_profile_read(uint32_t *rows, int ctas);
 #endif
 

@@ -30,12 +30,15 @@
 #error "v6-profile needs the profiling build: make prof"
 #endif
 
-enum { FIELDS = 16 };
+enum { FIELDS = 20 }; /* V6_PROF_FIELDS */
 static const char *const names[] = {
     "total (consumer 0)", "mainloop 0", "full waits 0", "starved k blocks 0", "epilogue 0",
     "mainloop 1", "full waits 1", "starved k blocks 1", "epilogue 1", "producer total",
     "empty waits", "k blocks", "pieces",
 };
+enum { F_TOTAL = 0, F_T0_LO = 13, F_T0_HI, F_T1_LO, F_T1_HI };
+
+static uint64_t ns_at(const uint32_t *row, int lo) { return (uint64_t)row[lo] | (uint64_t)row[lo + 1] << 32; }
 
 /* The few NVML calls used, resolved at run time (no NVML header or library
  * is needed to build). */
@@ -138,6 +141,62 @@ static void timed_run(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, voi
     printf("\n");
 }
 
+/* The last launch's counters over the CTAs that ran: mean, min, max, and the
+ * mean as a share of the consumers' total; then the clock the cycles imply
+ * (cycles over %globaltimer nanoseconds) and the span from the first CTA's
+ * start to the last one's end. */
+static int print_counters(int64_t m, int64_t n, int64_t k, int sms)
+{
+    uint32_t *rows = calloc((size_t)sms * FIELDS, sizeof(uint32_t));
+    if (!rows || hg__v6_profile_read(rows, sms) != 0) {
+        printf("v6-profile: cannot read the counters\n");
+        free(rows);
+        return -1;
+    }
+    /* Rows of CTAs that ran (a grid smaller than the SM count leaves the
+     * rest at the zeros the array starts with). */
+    int ctas = 0;
+    for (int i = 0; i < sms; i++)
+        if (rows[i * FIELDS] != 0) memmove(&rows[ctas++ * FIELDS], &rows[i * FIELDS], FIELDS * sizeof *rows);
+    if (ctas == 0) {
+        printf("v6-profile: no counters were written (not the profiling build's kernel?)\n");
+        free(rows);
+        return -1;
+    }
+    printf("V6 %lldx%lldx%lld fp16 TN, %d CTAs, cycles (SM clock) per CTA\n", (long long)m, (long long)n,
+           (long long)k, ctas);
+    printf("%-20s %12s %12s %12s %8s\n", "count", "mean", "min", "max", "of total");
+    double total = 0;
+    for (int i = 0; i < ctas; i++) total += rows[i * FIELDS + F_TOTAL];
+    total /= ctas;
+    for (int f = 0; f < (int)(sizeof names / sizeof names[0]); f++) {
+        double sum = 0;
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (int i = 0; i < ctas; i++) {
+            uint32_t v = rows[i * FIELDS + f];
+            sum += v, lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+        }
+        double mean = sum / ctas;
+        int is_count = strstr(names[f], "k blocks") != NULL || strstr(names[f], "pieces") != NULL;
+        if (is_count)
+            printf("%-20s %12.1f %12u %12u\n", names[f], mean, lo, hi);
+        else
+            printf("%-20s %12.0f %12u %12u %7.2f%%\n", names[f], mean, lo, hi, 100.0 * mean / total);
+    }
+    uint64_t first = UINT64_MAX, last = 0;
+    double mhz = 0;
+    for (int i = 0; i < ctas; i++) {
+        const uint32_t *row = &rows[i * FIELDS];
+        uint64_t t0 = ns_at(row, F_T0_LO), t1 = ns_at(row, F_T1_LO);
+        first = t0 < first ? t0 : first, last = t1 > last ? t1 : last;
+        if (t1 > t0) mhz += 1e3 * row[F_TOTAL] / (double)(t1 - t0);
+    }
+    printf("SM clock from the counters %.0f MHz; first CTA start to last CTA end %.4f ms\n", mhz / ctas,
+           (double)(last - first) / 1e6);
+    free(rows);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int64_t m = 8192, n = 8192, k = 8192;
@@ -166,55 +225,21 @@ int main(int argc, char **argv)
         printf("v6-profile: %s\n", hg_last_error(NULL));
         return 1;
     }
-    for (int i = 0; i < 5; i++)
-        if (launch(h, m, n, k, a, b, c) != 0) return 1;
-    cudaDeviceSynchronize();
-    uint32_t *rows = calloc((size_t)sms * FIELDS, sizeof(uint32_t));
-    if (!rows || hg__v6_profile_read(rows, sms) != 0) {
-        printf("v6-profile: cannot read the counters\n");
-        return 1;
-    }
-    /* Rows of CTAs that ran (a grid smaller than the SM count leaves the
-     * rest at the zeros the array starts with). */
-    int ctas = 0;
-    for (int i = 0; i < sms; i++)
-        if (rows[i * FIELDS] != 0) memmove(&rows[ctas++ * FIELDS], &rows[i * FIELDS], FIELDS * sizeof *rows);
-    if (ctas == 0) {
-        printf("v6-profile: no counters were written (not the profiling build's kernel?)\n");
-        return 1;
-    }
-    printf("V6 %lldx%lldx%lld fp16 TN, %d CTAs, cycles (SM clock) per CTA\n", (long long)m, (long long)n,
-           (long long)k, ctas);
-    printf("%-20s %12s %12s %12s %8s\n", "count", "mean", "min", "max", "of total");
-    double total = 0;
-    for (int i = 0; i < ctas; i++) total += rows[i * FIELDS];
-    total /= ctas;
-    for (int f = 0; f < (int)(sizeof names / sizeof names[0]); f++) {
-        double sum = 0;
-        uint32_t lo = UINT32_MAX, hi = 0;
-        for (int i = 0; i < ctas; i++) {
-            uint32_t v = rows[i * FIELDS + f];
-            sum += v, lo = v < lo ? v : lo, hi = v > hi ? v : hi;
-        }
-        double mean = sum / ctas;
-        int is_count = strstr(names[f], "k blocks") != NULL || strstr(names[f], "pieces") != NULL;
-        if (is_count)
-            printf("%-20s %12.1f %12u %12u\n", names[f], mean, lo, hi);
-        else
-            printf("%-20s %12.0f %12u %12u %7.2f%%\n", names[f], mean, lo, hi, 100.0 * mean / total);
-    }
     if (argc >= 6 && strcmp(argv[5], "cublas") == 0) {
         if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) {
             printf("v6-profile: cublasCreate failed\n");
             return 1;
         }
         printf("cuBLAS (cublasGemmEx, default algorithm):\n");
-        for (int i = 0; i < 5; i++)
-            if (launch(h, m, n, k, a, b, c) != 0) return 1;
     }
+    for (int i = 0; i < 5; i++)
+        if (launch(h, m, n, k, a, b, c) != 0) return 1;
     if (seconds > 0) timed_run(h, m, n, k, a, b, c, seconds);
+    cudaDeviceSynchronize();
+    /* The counters of the last V6 launch: the timed run's last when there
+     * was one, so they describe the same conditions. */
+    if (!cublas && print_counters(m, n, k, sms) != 0) return 1;
     if (cublas) cublasDestroy(cublas);
     hg_destroy(h);
-    free(rows);
     return 0;
 }

@@ -367,9 +367,14 @@ enum {
     V6_PROF_EMPTY,      /* producer: waiting on empty barriers */
     V6_PROF_KBLOCKS,    /* k blocks this CTA computed */
     V6_PROF_PIECES,     /* pieces (tiles or tail pieces) */
-    V6_PROF_FIELDS = 16,
-    V6_PROF_CTAS = 1024 /* rows kept */
+    V6_PROF_T0_LO,      /* consumer 0: %globaltimer (ns) where TOTAL starts, low and high words */
+    V6_PROF_T0_HI,
+    V6_PROF_T1_LO,      /* ... and where it ends */
+    V6_PROF_T1_HI,
+    V6_PROF_FIELDS = 20, /* row width (tools/v6-profile.c: FIELDS) */
+    V6_PROF_CTAS = 1024  /* rows kept */
 };
+static_assert(V6_PROF_T1_HI < V6_PROF_FIELDS, "a counter past the end of its row");
 static constexpr uint32_t V6_STARVED_CYCLES = 64; /* a wait_group<1> shorter than this found the pipe empty */
 
 #ifdef HG_V6_PROFILE
@@ -380,6 +385,18 @@ static __device__ __forceinline__ uint32_t v6_clock(void)
 {
 #ifdef HG_V6_PROFILE
     return (uint32_t)clock();
+#else
+    return 0;
+#endif
+}
+
+/* Nanoseconds on the GPU's global timer, to turn cycles into a clock. */
+static __device__ __forceinline__ uint64_t v6_globaltimer(void)
+{
+#ifdef HG_V6_PROFILE
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
 #else
     return 0;
 #endif
@@ -459,6 +476,7 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
         volatile uint32_t *sk_last = (volatile uint32_t *)(smem + V6_OFF_SK_FLAGS) + wg;
         hg_pipe_cursor cur = hg_pipe_consumer_start();
         const uint32_t t_start = v6_clock();
+        const uint64_t ns_start = v6_globaltimer();
         uint32_t t_main = 0, t_full = 0, n_starved = 0, t_epi = 0, n_k = 0, n_pieces = 0;
 
         /* The cluster's pieces: whole tiles tile = cluster_id, += clusters,
@@ -532,7 +550,12 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
         }
         if (ctid == 0) {
             const int f = wg * (V6_PROF_MAIN1 - V6_PROF_MAIN0);
-            if (wg == 0) v6_prof_put(V6_PROF_TOTAL, v6_clock() - t_start);
+            if (wg == 0) {
+                v6_prof_put(V6_PROF_TOTAL, v6_clock() - t_start);
+                const uint64_t ns_end = v6_globaltimer();
+                v6_prof_put(V6_PROF_T0_LO, (uint32_t)ns_start), v6_prof_put(V6_PROF_T0_HI, (uint32_t)(ns_start >> 32));
+                v6_prof_put(V6_PROF_T1_LO, (uint32_t)ns_end), v6_prof_put(V6_PROF_T1_HI, (uint32_t)(ns_end >> 32));
+            }
             v6_prof_put(V6_PROF_MAIN0 + f, t_main);
             v6_prof_put(V6_PROF_FULL0 + f, t_full);
             v6_prof_put(V6_PROF_STARVED0 + f, n_starved);
