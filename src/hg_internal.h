@@ -111,9 +111,35 @@ hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struc
  * sm_count SMs (src/kernels/v6_persistent.cu). */
 size_t hg__v6_workspace_bytes(int sm_count);
 
+/* V6's per-CTA cycle accounting in the profiling build (make prof): one row
+ * of HG_V6_PROF_FIELDS words per CTA, written by the kernel
+ * (src/kernels/v6_persistent.cu), read by tools/v6-profile.c. Cycles are SM
+ * clocks; the T words are %globaltimer nanoseconds. */
+enum {
+    HG_V6_PROF_TOTAL,    /* consumer 0: after setmaxnreg to after its last piece */
+    HG_V6_PROF_MAIN0,    /* consumer 0: first acquire to drained, summed over pieces */
+    HG_V6_PROF_FULL0,    /* consumer 0: waiting on full barriers */
+    HG_V6_PROF_STARVED0, /* consumer 0: steady-state k blocks whose wait_group<1> found the previous group done */
+    HG_V6_PROF_EPI0,     /* consumer 0: drained to end of piece (stream-K fixup and epilogue) */
+    HG_V6_PROF_MAIN1,    /* the same four for consumer 1 */
+    HG_V6_PROF_FULL1,
+    HG_V6_PROF_STARVED1,
+    HG_V6_PROF_EPI1,
+    HG_V6_PROF_PTOTAL,   /* producer: from its start to the end drain */
+    HG_V6_PROF_EMPTY,    /* producer: waiting on empty barriers */
+    HG_V6_PROF_KBLOCKS,  /* k blocks this CTA computed */
+    HG_V6_PROF_PIECES,   /* pieces (tiles or tail pieces) */
+    HG_V6_PROF_T0_LO,    /* consumer 0: %globaltimer where TOTAL starts, low and high words */
+    HG_V6_PROF_T0_HI,
+    HG_V6_PROF_T1_LO,    /* ... and where it ends */
+    HG_V6_PROF_T1_HI,
+    HG_V6_PROF_FIELDS,   /* row width */
+    HG_V6_PROF_CTAS = 1024 /* rows kept */
+};
+
 #ifdef HG_V6_PROFILE
-/* The profiling build only (make prof): V6's per-CTA cycle accounting of its
- * last launch, 20 words per CTA (the fields are in v6_persistent.cu). */
+/* The last V6 launch's rows (after it completed), `ctas` of them, at most
+ * HG_V6_PROF_CTAS. 0 on success. */
 int hg__v6_profile_read(uint32_t *rows, int ctas);
 #endif
 

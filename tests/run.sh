@@ -39,10 +39,10 @@ slow=$(grep -lE "Potential Performance Loss|C7508|C751[0-9]" "$BUILD"/src/kernel
 [ -z "$slow" ] && ok "build/no-wgmma-serialization" || bad "build/no-wgmma-serialization" "$(grep -hE "Potential Performance Loss|C75" $slow | head -4)"
 
 # The profiling build's V6 (make prof: cycle counters) and its reader still
-# compile, without spills, so the instrument does not rot between uses.
-NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
-if out=$("$NVCC" -gencode arch=compute_90a,code=sm_90a -std=c++17 -O3 -Xptxas -warn-spills -Xptxas -Werror \
-           -Werror all-warnings -Iinclude -Isrc -DHG_V6_PROFILE -c src/kernels/v6_persistent.cu -o "$tmp/v6p.o" 2>&1) &&
+# compile, through the Makefile's own rules and flags (spills are errors), so
+# the instrument does not rot between uses.
+if out=$(make -s BUILD="$tmp/prof" CUDA_HOME="$CUDA_HOME" EXTRA_NVCCFLAGS=-DHG_V6_PROFILE \
+           EXTRA_CFLAGS=-DHG_V6_PROFILE "$tmp/prof/src/kernels/v6_persistent.o" 2>&1) &&
    out=$(gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude -Isrc -I"$CUDA_HOME/include" -DHG_V6_PROFILE \
            -fsyntax-only tools/v6-profile.c 2>&1); then
   ok "build/v6-profiling-variant"; else bad "build/v6-profiling-variant" "$out"; fi

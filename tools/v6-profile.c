@@ -30,13 +30,13 @@
 #error "v6-profile needs the profiling build: make prof"
 #endif
 
-enum { FIELDS = 20 }; /* V6_PROF_FIELDS */
+/* The printable counts, HG_V6_PROF_TOTAL to HG_V6_PROF_PIECES in order. */
 static const char *const names[] = {
     "total (consumer 0)", "mainloop 0", "full waits 0", "starved k blocks 0", "epilogue 0",
     "mainloop 1", "full waits 1", "starved k blocks 1", "epilogue 1", "producer total",
     "empty waits", "k blocks", "pieces",
 };
-enum { F_TOTAL = 0, F_T0_LO = 13, F_T0_HI, F_T1_LO, F_T1_HI };
+_Static_assert(sizeof names / sizeof names[0] == HG_V6_PROF_PIECES + 1, "a name per count");
 
 static uint64_t ns_at(const uint32_t *row, int lo) { return (uint64_t)row[lo] | (uint64_t)row[lo + 1] << 32; }
 
@@ -72,15 +72,7 @@ static int fill_random(void *dst, size_t count, uint64_t seed)
     uint64_t x = 0x9E3779B97F4A7C15ull * seed;
     for (size_t i = 0; i < count; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        float f = (float)((x >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f; /* [-1, 1) */
-        /* f is a multiple of 2^-23 in [-1, 1): round to fp16 by its bits */
-        union { float f; uint32_t u; } v = {f};
-        uint32_t sign = (v.u >> 16) & 0x8000, e = (v.u >> 23) & 0xFF, mant = v.u & 0x7FFFFF;
-        uint16_t r;
-        if (e < 103) r = (uint16_t)sign; /* below fp16's smallest subnormal: 0 */
-        else if (e < 113) r = (uint16_t)(sign | ((mant | 0x800000) >> (126 - e))); /* subnormal, truncated */
-        else r = (uint16_t)(sign | ((e - 112) << 10) | (mant >> 13)); /* truncated */
-        h[i] = r;
+        h[i] = hg__f32_to_f16((float)(x >> 40) / 8388608.0f - 1.0f);
     }
     int rc = cudaMemcpy(dst, h, count * sizeof *h, cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -1;
     free(h);
@@ -147,7 +139,7 @@ static void timed_run(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, voi
  * start to the last one's end. */
 static int print_counters(int64_t m, int64_t n, int64_t k, int sms)
 {
-    uint32_t *rows = calloc((size_t)sms * FIELDS, sizeof(uint32_t));
+    uint32_t *rows = calloc((size_t)sms * HG_V6_PROF_FIELDS, sizeof(uint32_t));
     if (!rows || hg__v6_profile_read(rows, sms) != 0) {
         printf("v6-profile: cannot read the counters\n");
         free(rows);
@@ -157,7 +149,8 @@ static int print_counters(int64_t m, int64_t n, int64_t k, int sms)
      * rest at the zeros the array starts with). */
     int ctas = 0;
     for (int i = 0; i < sms; i++)
-        if (rows[i * FIELDS] != 0) memmove(&rows[ctas++ * FIELDS], &rows[i * FIELDS], FIELDS * sizeof *rows);
+        if (rows[i * HG_V6_PROF_FIELDS + HG_V6_PROF_TOTAL] != 0)
+            memmove(&rows[ctas++ * HG_V6_PROF_FIELDS], &rows[i * HG_V6_PROF_FIELDS], HG_V6_PROF_FIELDS * sizeof *rows);
     if (ctas == 0) {
         printf("v6-profile: no counters were written (not the profiling build's kernel?)\n");
         free(rows);
@@ -167,17 +160,17 @@ static int print_counters(int64_t m, int64_t n, int64_t k, int sms)
            (long long)k, ctas);
     printf("%-20s %12s %12s %12s %8s\n", "count", "mean", "min", "max", "of total");
     double total = 0;
-    for (int i = 0; i < ctas; i++) total += rows[i * FIELDS + F_TOTAL];
+    for (int i = 0; i < ctas; i++) total += rows[i * HG_V6_PROF_FIELDS + HG_V6_PROF_TOTAL];
     total /= ctas;
     for (int f = 0; f < (int)(sizeof names / sizeof names[0]); f++) {
         double sum = 0;
         uint32_t lo = UINT32_MAX, hi = 0;
         for (int i = 0; i < ctas; i++) {
-            uint32_t v = rows[i * FIELDS + f];
+            uint32_t v = rows[i * HG_V6_PROF_FIELDS + f];
             sum += v, lo = v < lo ? v : lo, hi = v > hi ? v : hi;
         }
         double mean = sum / ctas;
-        int is_count = strstr(names[f], "k blocks") != NULL || strstr(names[f], "pieces") != NULL;
+        int is_count = f == HG_V6_PROF_STARVED0 || f == HG_V6_PROF_STARVED1 || f >= HG_V6_PROF_KBLOCKS;
         if (is_count)
             printf("%-20s %12.1f %12u %12u\n", names[f], mean, lo, hi);
         else
@@ -186,10 +179,10 @@ static int print_counters(int64_t m, int64_t n, int64_t k, int sms)
     uint64_t first = UINT64_MAX, last = 0;
     double mhz = 0;
     for (int i = 0; i < ctas; i++) {
-        const uint32_t *row = &rows[i * FIELDS];
-        uint64_t t0 = ns_at(row, F_T0_LO), t1 = ns_at(row, F_T1_LO);
+        const uint32_t *row = &rows[i * HG_V6_PROF_FIELDS];
+        uint64_t t0 = ns_at(row, HG_V6_PROF_T0_LO), t1 = ns_at(row, HG_V6_PROF_T1_LO);
         first = t0 < first ? t0 : first, last = t1 > last ? t1 : last;
-        if (t1 > t0) mhz += 1e3 * row[F_TOTAL] / (double)(t1 - t0);
+        if (t1 > t0) mhz += 1e3 * row[HG_V6_PROF_TOTAL] / (double)(t1 - t0);
     }
     printf("SM clock from the counters %.0f MHz; first CTA start to last CTA end %.4f ms\n", mhz / ctas,
            (double)(last - first) / 1e6);

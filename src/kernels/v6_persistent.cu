@@ -349,36 +349,15 @@ static __device__ __forceinline__ hg_pipeline v6_pipeline(uint8_t *smem)
 
 /* ---- cycle accounting (make prof: -DHG_V6_PROFILE) ------------------------- */
 
-/* Where a CTA's cycles go, for tools/v6-profile.c. Each launch overwrites
- * one row per CTA (up to V6_PROF_CTAS); only thread 0 of each consumer and
- * the producer thread write. Without HG_V6_PROFILE v6_clock() is 0, the sums
- * are dead and the compiler drops them: the kernel is unchanged. */
-enum {
-    V6_PROF_TOTAL,      /* consumer 0: after setmaxnreg to after its last piece */
-    V6_PROF_MAIN0,      /* consumer 0: first acquire to drained, summed over pieces */
-    V6_PROF_FULL0,      /* consumer 0: waiting on full barriers */
-    V6_PROF_STARVED0,   /* consumer 0: steady-state k blocks whose wait_group<1> found the previous group done */
-    V6_PROF_EPI0,       /* consumer 0: drained to end of piece (stream-K fixup and epilogue) */
-    V6_PROF_MAIN1,      /* the same four for consumer 1 */
-    V6_PROF_FULL1,
-    V6_PROF_STARVED1,
-    V6_PROF_EPI1,
-    V6_PROF_PTOTAL,     /* producer: from its start to the end drain */
-    V6_PROF_EMPTY,      /* producer: waiting on empty barriers */
-    V6_PROF_KBLOCKS,    /* k blocks this CTA computed */
-    V6_PROF_PIECES,     /* pieces (tiles or tail pieces) */
-    V6_PROF_T0_LO,      /* consumer 0: %globaltimer (ns) where TOTAL starts, low and high words */
-    V6_PROF_T0_HI,
-    V6_PROF_T1_LO,      /* ... and where it ends */
-    V6_PROF_T1_HI,
-    V6_PROF_FIELDS = 20, /* row width (tools/v6-profile.c: FIELDS) */
-    V6_PROF_CTAS = 1024  /* rows kept */
-};
-static_assert(V6_PROF_T1_HI < V6_PROF_FIELDS, "a counter past the end of its row");
+/* Where a CTA's cycles go (the row's fields: HG_V6_PROF_* in hg_internal.h).
+ * Each launch overwrites one row per CTA (up to HG_V6_PROF_CTAS); only thread
+ * 0 of each consumer and the producer thread write. Without HG_V6_PROFILE
+ * v6_clock() is 0, the sums are dead and the compiler drops them: the kernel
+ * is unchanged. */
 static constexpr uint32_t V6_STARVED_CYCLES = 64; /* a wait_group<1> shorter than this found the pipe empty */
 
 #ifdef HG_V6_PROFILE
-__device__ uint32_t hg__v6_prof[V6_PROF_CTAS * V6_PROF_FIELDS];
+__device__ uint32_t hg__v6_prof[HG_V6_PROF_CTAS * HG_V6_PROF_FIELDS];
 #endif
 
 static __device__ __forceinline__ uint32_t v6_clock(void)
@@ -405,7 +384,7 @@ static __device__ __forceinline__ uint64_t v6_globaltimer(void)
 static __device__ __forceinline__ void v6_prof_put(int field, uint32_t v)
 {
 #ifdef HG_V6_PROFILE
-    if (blockIdx.x < V6_PROF_CTAS) hg__v6_prof[blockIdx.x * V6_PROF_FIELDS + field] = v;
+    if (blockIdx.x < HG_V6_PROF_CTAS) hg__v6_prof[blockIdx.x * HG_V6_PROF_FIELDS + field] = v;
 #else
     (void)field, (void)v;
 #endif
@@ -549,19 +528,19 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             t_epi += v6_clock() - t_drained;
         }
         if (ctid == 0) {
-            const int f = wg * (V6_PROF_MAIN1 - V6_PROF_MAIN0);
-            if (wg == 0) {
-                v6_prof_put(V6_PROF_TOTAL, v6_clock() - t_start);
-                const uint64_t ns_end = v6_globaltimer();
-                v6_prof_put(V6_PROF_T0_LO, (uint32_t)ns_start), v6_prof_put(V6_PROF_T0_HI, (uint32_t)(ns_start >> 32));
-                v6_prof_put(V6_PROF_T1_LO, (uint32_t)ns_end), v6_prof_put(V6_PROF_T1_HI, (uint32_t)(ns_end >> 32));
-            }
-            v6_prof_put(V6_PROF_MAIN0 + f, t_main);
-            v6_prof_put(V6_PROF_FULL0 + f, t_full);
-            v6_prof_put(V6_PROF_STARVED0 + f, n_starved);
-            v6_prof_put(V6_PROF_EPI0 + f, t_epi);
-            if (wg == 0) v6_prof_put(V6_PROF_KBLOCKS, n_k);
-            if (wg == 0) v6_prof_put(V6_PROF_PIECES, n_pieces);
+            const int f = wg * (HG_V6_PROF_MAIN1 - HG_V6_PROF_MAIN0);
+            v6_prof_put(HG_V6_PROF_MAIN0 + f, t_main);
+            v6_prof_put(HG_V6_PROF_FULL0 + f, t_full);
+            v6_prof_put(HG_V6_PROF_STARVED0 + f, n_starved);
+            v6_prof_put(HG_V6_PROF_EPI0 + f, t_epi);
+        }
+        if (tid == 0) { /* consumer 0 alone: the CTA-wide counts */
+            v6_prof_put(HG_V6_PROF_TOTAL, v6_clock() - t_start);
+            const uint64_t ns_end = v6_globaltimer();
+            v6_prof_put(HG_V6_PROF_T0_LO, (uint32_t)ns_start), v6_prof_put(HG_V6_PROF_T0_HI, (uint32_t)(ns_start >> 32));
+            v6_prof_put(HG_V6_PROF_T1_LO, (uint32_t)ns_end), v6_prof_put(HG_V6_PROF_T1_HI, (uint32_t)(ns_end >> 32));
+            v6_prof_put(HG_V6_PROF_KBLOCKS, n_k);
+            v6_prof_put(HG_V6_PROF_PIECES, n_pieces);
         }
         /* The last stores' global writes complete (and their reads of the
          * slot) before the CTA may exit. */
@@ -630,8 +609,8 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
                 hg_pipe_producer_acquire(pipe, cur);
                 hg_pipe_advance(pipe, &cur);
             }
-            v6_prof_put(V6_PROF_PTOTAL, v6_clock() - t_start);
-            v6_prof_put(V6_PROF_EMPTY, t_empty);
+            v6_prof_put(HG_V6_PROF_PTOTAL, v6_clock() - t_start);
+            v6_prof_put(HG_V6_PROF_EMPTY, t_empty);
         }
         __syncwarp();
     }
@@ -792,12 +771,10 @@ hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struc
 }
 
 #ifdef HG_V6_PROFILE
-/* The last V6 launch's cycle accounting (after it completed): `ctas` rows of
- * V6_PROF_FIELDS, at most V6_PROF_CTAS. 0 on success. */
 int hg__v6_profile_read(uint32_t *rows, int ctas)
 {
-    if (ctas > V6_PROF_CTAS) ctas = V6_PROF_CTAS;
-    return cudaMemcpyFromSymbol(rows, hg__v6_prof, (size_t)ctas * V6_PROF_FIELDS * sizeof(uint32_t)) ==
+    if (ctas > HG_V6_PROF_CTAS) ctas = HG_V6_PROF_CTAS;
+    return cudaMemcpyFromSymbol(rows, hg__v6_prof, (size_t)ctas * HG_V6_PROF_FIELDS * sizeof(uint32_t)) ==
                    cudaSuccess
                ? 0
                : -1;
