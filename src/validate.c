@@ -13,11 +13,62 @@ static int64_t span_bytes(int64_t rows, int64_t cols, int64_t ld)
     return ((rows - 1) * ld + cols) * 2;
 }
 
-static int overlaps(const void *a, int64_t a_bytes, const void *b, int64_t b_bytes)
+__extension__ typedef unsigned __int128 hg__u128;
+
+/* sum_{i=0}^{n-1} floor((a i + b) / m), all arguments >= 0, m > 0: the
+ * Euclid-like reduction (each round swaps a and m as in gcd), O(log m). */
+static hg__u128 floor_sum(hg__u128 n, hg__u128 m, hg__u128 a, hg__u128 b)
 {
-    uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
-    if (a_bytes == 0 || b_bytes == 0) return 0;
-    return a0 < b0 + (uintptr_t)b_bytes && b0 < a0 + (uintptr_t)a_bytes;
+    hg__u128 sum = 0;
+    for (;;) {
+        if (a >= m) {
+            sum += (n * (n - 1) / 2) * (a / m);
+            a %= m;
+        }
+        if (b >= m) {
+            sum += n * (b / m);
+            b %= m;
+        }
+        hg__u128 y = a * n + b;
+        if (y < m) return sum;
+        n = y / m;
+        b = y % m;
+        hg__u128 t = m;
+        m = a;
+        a = t;
+    }
+}
+
+/* Whether two regions share an element (exact). Row i of x, [x0 + i lx,
+ * x0 + i lx + cx), meets row j of y, [y0 + j ly, y0 + j ly + cy), exactly
+ * when t_i = x0 + i lx - y0 + cx - 1 lies in [j ly, j ly + w) with
+ * w = cx + cy - 1. With w >= ly those windows tile [0, (ry - 1) ly + w), so
+ * some t_i must fall there; otherwise (i restricted to t_i in [0, ry ly))
+ * some t_i mod ly must be below w, which is counted in closed form:
+ * [t mod ly < w] = floor(t / ly) - floor((t - w) / ly). */
+int hg__regions_meet(hg__region x, hg__region y)
+{
+    if (x.rows == 0 || x.cols == 0 || y.rows == 0 || y.cols == 0) return 0;
+    /* A single row is its own stride. */
+    if (x.rows == 1) x.ld = x.cols;
+    if (y.rows == 1) y.ld = y.cols;
+    const int64_t w = x.cols + y.cols - 1;
+    const int64_t t0 = x.base - y.base + x.cols - 1; /* t_i = t0 + i * x.ld */
+    /* Spans first: cheap, and it bounds everything below. */
+    if (x.base + (x.rows - 1) * x.ld + x.cols <= y.base || y.base + (y.rows - 1) * y.ld + y.cols <= x.base)
+        return 0;
+    const int64_t hi = w >= y.ld ? (y.rows - 1) * y.ld + w : y.rows * y.ld; /* t_i in [0, hi) */
+    /* i in [i0, i1): the rows of x whose t_i lies in [0, hi). */
+    int64_t i0 = t0 >= 0 ? 0 : (-t0 + x.ld - 1) / x.ld;
+    int64_t i1 = hi - t0 <= 0 ? 0 : (hi - t0 + x.ld - 1) / x.ld;
+    if (i1 > x.rows) i1 = x.rows;
+    if (i0 >= i1) return 0;
+    if (w >= y.ld) return 1;
+    const hg__u128 n = (hg__u128)(i1 - i0), m = (hg__u128)y.ld, a = (hg__u128)x.ld;
+    const hg__u128 b = (hg__u128)(t0 + i0 * x.ld); /* >= 0 */
+    /* floor((t - w) / m) = floor((t - w + m) / m) - 1, and t - w + m >= 0. */
+    hg__u128 hits = floor_sum(n, m, a, b) + n - floor_sum(n, m, a, b + m - (hg__u128)w);
+    return hits != 0;
 }
 
 const char *hg__validate(const hg__problem *p)
@@ -65,9 +116,16 @@ const char *hg__validate(const hg__problem *p)
     }
     if (((uintptr_t)p->A | (uintptr_t)p->B | (uintptr_t)p->C) & 1)
         return "A, B and C must be 2-byte aligned (they hold 16-bit elements).";
-    if (p->m > 0 && p->n > 0 && p->k > 0 &&
-        (overlaps(p->A, bytes_a, p->C, bytes_c) || overlaps(p->B, bytes_b, p->C, bytes_c)))
-        return "C overlaps A or B; the output must not alias an input.";
+    /* Overlap is judged on the elements each operand uses: C may interleave
+     * with A or B (say rows of one buffer) as long as no element is shared.
+     * With alpha = 0, A and B are not read, so they may hold anything. */
+    if (p->m > 0 && p->n > 0 && p->k > 0 && p->alpha != 0.0f) {
+        hg__region c = {(int64_t)((uintptr_t)p->C / 2), p->m, p->n, p->ldc};
+        hg__region a = {(int64_t)((uintptr_t)p->A / 2), rows_a, cols_a, p->lda};
+        hg__region b = {(int64_t)((uintptr_t)p->B / 2), rows_b, cols_b, p->ldb};
+        if (hg__regions_meet(a, c)) return "C shares elements with A; the output must not alias an input.";
+        if (hg__regions_meet(b, c)) return "C shares elements with B; the output must not alias an input.";
+    }
     return NULL;
 }
 
