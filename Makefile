@@ -16,7 +16,8 @@ NVCCFLAGS := $(NVCCARCH) -std=c++17 -O3 -lineinfo -Xptxas -warn-spills -Xptxas -
 LDLIBS   := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++ -lm -lpthread
 BENCH_LDLIBS := -L$(CUDA_HOME)/lib64 -lcublasLt -lcublas
 
-HOST_SRC := src/hopgemm.c src/validate.c src/tensormap.c src/reference.c src/kernel_table.c
+HOST_SRC := src/hopgemm.c src/validate.c src/tensormap.c src/reference.c src/kernel_table.c src/workspace.c \
+            src/context.c
 CU_SRC   := $(wildcard src/kernels/*.cu)
 HDRS     := include/hopgemm.h src/hg_internal.h src/tiling.h $(wildcard src/kernels/*.cuh)
 
@@ -51,8 +52,8 @@ $(LIB_SO): $(HOST_OBJ) $(CU_OBJ)
 $(BENCH): tools/hopgemm-bench.c $(LIB_A) $(HDRS)
 	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L tools/hopgemm-bench.c -o $@ $(LIB_A) $(BENCH_LDLIBS) $(LDLIBS)
 
-$(TESTS): tests/hg_tests.c tests/gpu_tests.c tests/testlib.h $(LIB_A) $(HDRS)
-	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L tests/hg_tests.c tests/gpu_tests.c -o $@ $(LIB_A) $(LDLIBS)
+$(TESTS): tests/hg_tests.c tests/gpu_tests.c tests/gpu_stream_tests.c tests/gpu_common.h tests/testlib.h $(LIB_A) $(HDRS)
+	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L tests/hg_tests.c tests/gpu_tests.c tests/gpu_stream_tests.c -o $@ $(LIB_A) $(LDLIBS)
 
 test: all
 	bash tests/run.sh $(BUILD)

@@ -20,10 +20,14 @@
  * K-major, y = x W^T of a linear layer, the fastest path), opA=N,opB=N is "TT",
  * opA=T,opB=T is "NN", opA=T,opB=N is "NT".
  *
- * Threading: a handle may be used by one host thread at a time. Handles are
- * independent of each other. A handle owns a device workspace (below), so
- * calls through one handle must not run at the same time on the GPU: keep
- * them on one stream (or order the streams), or use one handle per stream.
+ * Threads and streams: a handle may be used by one host thread at a time, and
+ * its calls may run on any number of streams, at the same time or inside CUDA
+ * graph capture, with no ordering beyond what the caller gives them (each
+ * stream, and each captured call, gets scratch memory of its own; see
+ * hg_set_workspace for memory of the caller's). Handles are independent of
+ * each other. A handle's work runs on its device from any thread, whatever
+ * device or context is current there, and leaves the thread's current
+ * context as it was.
  *
  * Errors: every call returns a status; the library never exits, aborts or
  * prints. hg_last_error() tells, in one sentence, what the last failing call
@@ -35,6 +39,7 @@
 #ifndef HOPGEMM_H
 #define HOPGEMM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -96,22 +101,24 @@ typedef enum {
  * A device older than Hopper still gets a handle: the generic kernel needs only
  * sm_80's mma.sync, but it is built for sm_90a alone, so every kernel then
  * returns HG_STATUS_ARCH_MISMATCH from hg_gemm. On failure *out is set to NULL
- * and the reason is kept for hg_last_error(NULL).
- * On a Hopper the handle allocates a workspace of 320 KiB per SM (41 MiB on a
- * 132-SM H200) for V6's stream-K tail, and waits for the default stream once
- * to zero it. If that memory cannot be had, the handle still works: V6 then
- * runs its last round of tiles unsplit (slower on some shapes; the sums are
- * then added in another order, so the last bits may differ).
+ * and the reason is kept for hg_last_error(NULL) until the thread's next
+ * hg_create.
+ * The handle holds the device's CUDA context (the one current on the thread
+ * if it belongs to that device, else the device's primary context). It
+ * allocates no device memory and waits for nothing: scratch memory (the
+ * workspace, see hg_set_workspace) comes on first need.
  */
 hg_status hg_create(hg_handle *out);
 
-/* hg_destroy: free a handle and its workspace. NULL is a no-op. Freeing the
- * workspace (cudaFree) waits for the device's outstanding work. */
+/* hg_destroy: free a handle and the workspace it allocated (never the
+ * caller's). NULL is a no-op. When the handle allocated any, freeing it
+ * (cudaFree) waits for the device's outstanding work. */
 void hg_destroy(hg_handle h);
 
 /*
- * hg_set_stream: run later hg_gemm calls on this stream (a cudaStream_t; NULL is
- * the legacy default stream).
+ * hg_set_stream: run later hg_gemm calls on this stream (a cudaStream_t of the
+ * handle's device; NULL is the legacy default stream). Switching streams is
+ * free; the first call on a stream that needs workspace allocates it there.
  *   HG_STATUS_SUCCESS, HG_STATUS_INVALID_VALUE (h is NULL).
  */
 hg_status hg_set_stream(hg_handle h, struct CUstream_st *stream);
@@ -128,17 +135,24 @@ hg_status hg_set_kernel(hg_handle h, hg_kernel k);
 /*
  * hg_gemm: C = alpha * op(A) * op(B) + beta * C, asynchronously on the handle's
  * stream. A, B and C are device pointers (2-byte aligned suffices for GENERIC).
- * m, n or k of 0 is valid: m = 0 or n = 0 does nothing; k = 0 gives
- * C = beta * C. With beta = 0, C is never read (NaN in C cannot leak through);
- * with alpha = 0, A and B are never read (C = beta * C), as in BLAS. The work
+ * m, n or k of 0 is valid: m = 0 or n = 0 does nothing. k = 0 or alpha = 0
+ * gives exactly C = beta * C (each element's fp32 product, rounded once),
+ * whatever alpha is, Inf and NaN included, and A and B are never read, as in
+ * BLAS; with beta = 1 as well, nothing is launched and C is untouched, bit for
+ * bit. With beta = 0, C is never read (NaN in C cannot leak through). The work
  * runs on the handle's device, whichever device is current at the call.
- * A and B must not overlap C.
+ * C must share no element with A or B: overlap is judged on the elements each
+ * operand uses (rows of its row length, leading dimension apart), so C may
+ * interleave with A or B in one buffer.
  *   HG_STATUS_SUCCESS          the work is queued on the stream.
- *   HG_STATUS_INVALID_VALUE    h is NULL; m, n or k < 0; opA, opB or dtype not a
- *                              value of its enum; a pointer is NULL while the
- *                              matrix it holds has elements; a leading dimension
- *                              smaller than its row length (or < 1). Nothing is
- *                              touched.
+ *   HG_STATUS_INVALID_VALUE    h is NULL (nothing is recorded); m, n or k < 0;
+ *                              opA, opB or dtype not a value of its enum; a
+ *                              pointer is NULL while the matrix it holds has
+ *                              elements; a pointer not 2-byte aligned; a
+ *                              leading dimension smaller than its row length (or
+ *                              < 1); a matrix spanning more than 2^63 bytes; C
+ *                              sharing an element with A or B (alpha != 0 and
+ *                              k > 0). Nothing is touched.
  *   HG_STATUS_NOT_SUPPORTED    the kernel chosen with hg_set_kernel cannot serve
  *                              this call (layout, alignment, leading dimension);
  *                              hg_last_error says why. AUTO never returns this.
@@ -158,7 +172,9 @@ const char *hg_status_string(hg_status s);
 
 /* hg_last_error: what the last failing call on h found, in one sentence; "" when
  * the last call succeeded. hg_last_error(NULL) tells why the last hg_create of
- * this thread failed. Valid until the next call on h. Never NULL. */
+ * this thread failed ("" if it succeeded), until the thread's next hg_create;
+ * calls given a NULL handle return HG_STATUS_INVALID_VALUE and record nothing.
+ * Valid until the next call on h. Never NULL. */
 const char *hg_last_error(hg_handle h);
 
 /* ---- Introspection, used by the tool and the tests ---------------------- */
@@ -178,13 +194,66 @@ const char *hg_kernel_name(hg_kernel k);
 
 /*
  * hg_plan: which kernel hg_gemm would run for these arguments (with an alpha
- * other than 0), without running anything. Same arguments and statuses as
- * hg_gemm (validation included), and HG_STATUS_INVALID_VALUE for a NULL
+ * other than 0 and beta = 0), without running anything, given the handle's
+ * workspace as it is now. Same arguments and statuses as hg_gemm (validation
+ * included; messages begin "hg_plan:"), and HG_STATUS_INVALID_VALUE for a NULL
  * chosen; on success *chosen holds the kernel (never AUTO).
  */
 hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k,
                   const void *A, int64_t lda, const void *B, int64_t ldb, const void *C,
                   int64_t ldc, hg_dtype dtype, hg_kernel *chosen);
+
+/* ---- Workspace ------------------------------------------------------------
+ *
+ * Some plans need device scratch memory (V6's stream-K tail keeps fp32 partial
+ * sums there). By default the library allocates it: per stream, on the first
+ * call on that stream that needs it, in stream order (a memory pool of the
+ * handle's; nothing waits), grown when a later call needs more, and freed by
+ * hg_destroy; inside stream capture each call gets memory of the graph's own
+ * (an allocation node before it, a free node after), so replays share nothing
+ * with eager calls or with each other. At most hg_get_max_workspace_size bytes
+ * per stream (about 41 MiB on a 132-SM H200).
+ *
+ * A caller that manages its own memory (one workspace per stream, as PyTorch
+ * does for cuBLAS) hands it over with hg_set_workspace. Every call through the
+ * handle then uses it, on whatever stream: calls that share it must be
+ * ordered (one stream, or streams the caller orders), as with cuBLAS. A call
+ * whose plan needs more than it holds is planned without it: the same
+ * correctness contract and error bounds, maybe slower, and the last bits of C
+ * may differ from a call with enough workspace (partial sums are added in
+ * another order). With enough workspace, the same call gives the same bits
+ * every time, on any stream, eager or replayed.
+ */
+
+/*
+ * hg_get_workspace_size: the workspace bytes that this call's plan uses when it
+ * can have all it wants (0 when it needs none). Same arguments, validation and
+ * statuses as hg_plan, and HG_STATUS_INVALID_VALUE for a NULL bytes.
+ */
+hg_status hg_get_workspace_size(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k,
+                                const void *A, int64_t lda, const void *B, int64_t ldb,
+                                const void *C, int64_t ldc, hg_dtype dtype, size_t *bytes);
+
+/*
+ * hg_get_max_workspace_size: the most workspace any call on this handle's
+ * device can use: a caller's workspace of this size never limits a plan.
+ *   HG_STATUS_SUCCESS, HG_STATUS_INVALID_VALUE (h or bytes is NULL).
+ */
+hg_status hg_get_max_workspace_size(hg_handle h, size_t *bytes);
+
+/*
+ * hg_set_workspace: use the caller's device memory, ptr (bytes long, on the
+ * handle's device, 256-byte aligned as cudaMalloc gives), as the workspace of
+ * every later call through h; ptr = NULL (with bytes = 0) hands the workspace
+ * back to the library. The caller owns the memory: it must stay allocated, and
+ * not be touched by anything else, while calls that use it may run. The first
+ * call that uses it zeroes its first few KiB, on its stream; its contents are
+ * the library's from then on (set it again after writing to it).
+ *   HG_STATUS_SUCCESS
+ *   HG_STATUS_INVALID_VALUE  h is NULL; ptr not 256-byte aligned; ptr NULL with
+ *                            bytes other than 0. The workspace is unchanged.
+ */
+hg_status hg_set_workspace(hg_handle h, void *ptr, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -36,8 +36,11 @@ typedef struct {
     int smem_optin;     /* max dynamic shared memory per block, bytes */
     int l2_bytes;
     int cluster_launch; /* the device can launch thread-block clusters */
-    /* The handle's scratch memory on this device (V6's stream-K partials and
-     * counters; the counters zeroed), or NULL when it could not be had. */
+    /* The workspace (src/workspace.c). While planning: workspace is NULL and
+     * workspace_bytes is what a call may get (SIZE_MAX: whatever its plan
+     * needs; 0: none). At launch: the call's memory (its counters zero) and
+     * its size, or NULL and 0 when none could be had; a kernel plans without
+     * what it cannot fit. */
     void *workspace;
     size_t workspace_bytes;
 } hg__device;
@@ -75,8 +78,14 @@ typedef struct {
     int unit_m, unit_n;
     double units_per_sm;
     /* The kernel splits its last round stream-K fashion (tiling.h) when the
-     * handle has a workspace; unit_k is then its k block. 0: no. */
+     * call has a workspace; unit_k is then its k block (0: no), and each
+     * stream-K worker needs unit_ws_bytes of it beyond the counters. */
     int unit_k;
+    size_t unit_ws_bytes;
+    /* The workspace bytes this call's plan uses when it can have them (0:
+     * none; NULL: the kernel never needs any). Called with the handle's
+     * context current. */
+    size_t (*workspace)(const hg__problem *p, const hg__device *d);
 } hg__kernel_entry;
 
 /* AUTO's estimate of a kernel's throughput on this problem, relative to
@@ -107,9 +116,73 @@ HG_DECLARE_KERNEL(v6);
 hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e,
                                 int variant);
 
-/* The workspace a handle allocates for V6's stream-K tail on a device with
- * sm_count SMs (src/kernels/v6_persistent.cu). */
-size_t hg__v6_workspace_bytes(int sm_count);
+/* V6's stream-K partials per worker: 2 CTAs x 2 pieces x 2 consumers x a
+ * 64 x 320 fp32 block (src/kernels/v6_persistent.cu asserts it against its
+ * tile), and the bytes of workspace its plan for p uses. */
+#define HG_V6_SK_WORKER_BYTES ((size_t)2 * 2 * 2 * 64 * 320 * sizeof(float))
+size_t hg__v6_workspace(const hg__problem *p, const hg__device *d);
+
+/* ---- Workspace (src/workspace.c) ----------------------------------------- */
+
+/* Every workspace begins with counters: hg__ws_counter_bytes(d) bytes, zero
+ * before a launch and left zero by every launch. A stream-K plan over
+ * `workers` workers then needs per_worker bytes each. */
+size_t hg__ws_counter_bytes(const hg__device *d);
+size_t hg__sk_workspace_bytes(const hg__device *d, int64_t workers, size_t per_worker);
+/* The most any call on a device can use: the counters and V6's partials for
+ * sm_count / 2 workers. */
+size_t hg__ws_max_bytes(const hg__device *d);
+
+typedef struct {
+    struct CUstream_st *stream;
+    unsigned long long id; /* cudaStreamGetId: tells a new stream at an old address */
+    void *ptr;
+    size_t bytes;
+} hg__ws_slot;
+
+typedef struct {
+    void *user;          /* hg_set_workspace's memory, or NULL */
+    size_t user_bytes;
+    int user_zeroed;     /* its counters were zeroed (eagerly) */
+    hg__ws_slot *slots;  /* the library's memory, one slot per stream */
+    int nslots, cap;
+    void *pool;          /* the cudaMemPool_t the slots come from */
+} hg__ws;
+
+/* What a call may get: SIZE_MAX with the library's memory, else the
+ * caller's size. */
+size_t hg__ws_limit(const hg__ws *w);
+void hg__ws_set_user(hg__ws *w, void *ptr, size_t bytes);
+/* Memory of at least `need` bytes for one launch on `stream`, counters zero:
+ * *ptr and *bytes, or NULL and 0 when none can be had. *graph_owned is
+ * memory of a stream capture's own, which hg__ws_end frees (in the graph)
+ * after the launch. Called with the handle's context current. */
+void hg__ws_begin(hg__ws *w, const hg__device *d, struct CUstream_st *stream, size_t need, void **ptr,
+                  size_t *bytes, void **graph_owned);
+void hg__ws_end(void *graph_owned, struct CUstream_st *stream);
+/* Frees every slot (waiting for the device) and the pool. */
+void hg__ws_free(hg__ws *w);
+
+/* ---- Driver entry points and contexts (src/context.c) -------------------- */
+
+/* Looks a driver function up through the runtime (no libcuda linked); 1 on
+ * success, the pointer copied into *fn_out (fn_size bytes). */
+int hg__driver_symbol(const char *name, void *fn_out, size_t fn_size);
+
+/* The CUDA context a handle's work runs in. */
+typedef struct {
+    void *ctx;    /* CUcontext */
+    int retained; /* the device's primary context, retained by hg__ctx_bind */
+    int ordinal;
+} hg__ctx;
+
+hg_status hg__ctx_bind(hg__ctx *c, int ordinal, hg__err *e);
+void hg__ctx_unbind(hg__ctx *c);
+/* Makes c current on the calling thread, keeping what was current in
+ * *saved; hg__ctx_leave puts it back (a thread that had no context is left
+ * with none: no context is made on a device the thread never used). */
+hg_status hg__ctx_enter(const hg__ctx *c, void **saved, hg__err *e);
+void hg__ctx_leave(const hg__ctx *c, void *saved);
 
 /* V6's per-CTA cycle accounting in the profiling build (make prof): one row
  * of HG_V6_PROF_FIELDS words per CTA, written by the kernel
@@ -152,6 +225,14 @@ const hg__kernel_entry *hg__find_kernel(hg_kernel id);
 /* Validates a call's arguments; NULL when valid, else the sentence. */
 const char *hg__validate(const hg__problem *p);
 
+/* Whether two strided regions share an element (exact; for the overlap rule
+ * and its test): `rows` rows of `cols` elements, row starts `ld` elements
+ * apart, the first at element address `base`. */
+typedef struct {
+    int64_t base, rows, cols, ld;
+} hg__region;
+int hg__regions_meet(hg__region x, hg__region y);
+
 /* The conditions every TMA kernel (V0..V6) shares: TN layout, 16-byte aligned
  * A, B, C, leading dimensions multiples of 8 elements, an sm_90 device.
  * NULL when met, else the sentence. */
@@ -159,8 +240,8 @@ const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d);
 
 /* Tile rasterization lives in tiling.h (shared with the kernels). */
 
-/* The device a handle is bound to, as the kernels see it (workspace
- * included): for the tool's direct V6 ablation launches. */
+/* The device a handle is bound to, as the kernels see it (no workspace: a
+ * direct launch brings its own): for the tool's V6 ablation launches. */
 const hg__device *hg__handle_device(hg_handle h);
 
 /* Tests only: a handle for a made-up device, touching no CUDA API, so the

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -9,10 +10,12 @@
 #include "hg_internal.h"
 
 struct hg_handle_s {
-    hg__device dev;
+    hg__device dev; /* workspace fields unused: see ws */
+    hg__ctx ctx;    /* where the work runs (none for a test's made-up device) */
+    int real;       /* a device of this machine, not a test's */
     cudaStream_t stream;
     hg_kernel kernel;
-    int owns_workspace; /* dev.workspace came from cudaMalloc (not a test's) */
+    hg__ws ws;
     char err[256];
 };
 
@@ -33,6 +36,9 @@ static hg_status fail(hg_handle h, hg_status s, const char *fmt, ...)
 #endif
     ;
 
+/* Records the sentence on h, or for hg_create (h NULL) in create_err. A call
+ * given a NULL handle records nothing: hg_last_error(NULL) keeps hg_create's
+ * reason. */
 static hg_status fail(hg_handle h, hg_status s, const char *fmt, ...)
 {
     char *dst = h ? h->err : create_err;
@@ -106,25 +112,16 @@ hg_status hg_create(hg_handle *out)
     }
     hg_handle h = (hg_handle)calloc(1, sizeof *h);
     if (h == NULL) return fail(NULL, HG_STATUS_ALLOC_FAILED, "hg_create: out of host memory.");
-    /* V6's stream-K workspace, on a Hopper only. Not having it is no error:
-     * V6 then runs its last round as whole tiles. The counters must start at
-     * zero before any launch on any stream can use them, hence the wait. */
-    if (d.cc_major == 9 && d.cc_minor == 0) {
-        size_t bytes = hg__v6_workspace_bytes(d.sm_count);
-        void *ws = NULL;
-        if (cudaMalloc(&ws, bytes) == cudaSuccess) {
-            if (cudaMemsetAsync(ws, 0, bytes, cudaStreamLegacy) == cudaSuccess &&
-                cudaStreamSynchronize(cudaStreamLegacy) == cudaSuccess) {
-                d.workspace = ws;
-                d.workspace_bytes = bytes;
-            } else {
-                cudaFree(ws);
-            }
-        }
-        (void)cudaGetLastError();
+    /* Nothing is allocated on the device and nothing waits: the workspace
+     * comes per stream on first need (src/workspace.c). */
+    hg__err e;
+    hg_status s = hg__ctx_bind(&h->ctx, d.ordinal, &e);
+    if (s != HG_STATUS_SUCCESS) {
+        free(h);
+        return fail(NULL, s, "hg_create: %s", e.msg);
     }
     h->dev = d;
-    h->owns_workspace = d.workspace != NULL;
+    h->real = 1;
     h->stream = NULL;
     h->kernel = HG_KERNEL_AUTO;
     *out = h;
@@ -138,6 +135,8 @@ hg_status hg__create_for_device(hg_handle *out, const hg__device *d)
     hg_handle h = (hg_handle)calloc(1, sizeof *h);
     if (h == NULL) return HG_STATUS_ALLOC_FAILED;
     h->dev = *d;
+    h->dev.workspace = NULL;
+    h->dev.workspace_bytes = 0;
     h->kernel = HG_KERNEL_AUTO;
     *out = h;
     return HG_STATUS_SUCCESS;
@@ -146,19 +145,22 @@ hg_status hg__create_for_device(hg_handle *out, const hg__device *d)
 void hg_destroy(hg_handle h)
 {
     if (h == NULL) return;
-    if (h->owns_workspace) {
-        int current = -1;
-        if (cudaGetDevice(&current) == cudaSuccess && current != h->dev.ordinal) cudaSetDevice(h->dev.ordinal);
-        cudaFree(h->dev.workspace);
-        if (current >= 0 && current != h->dev.ordinal) cudaSetDevice(current);
-        (void)cudaGetLastError();
+    if (h->real) {
+        void *saved;
+        hg__err e;
+        if (hg__ctx_enter(&h->ctx, &saved, &e) == HG_STATUS_SUCCESS) {
+            hg__ws_free(&h->ws);
+            hg__ctx_leave(&h->ctx, saved);
+        }
+        hg__ctx_unbind(&h->ctx);
     }
+    free(h->ws.slots);
     free(h);
 }
 
 hg_status hg_set_stream(hg_handle h, struct CUstream_st *stream)
 {
-    if (h == NULL) return fail(NULL, HG_STATUS_INVALID_VALUE, "hg_set_stream: the handle is NULL.");
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
     h->stream = (cudaStream_t)stream;
     return ok(h);
 }
@@ -198,7 +200,7 @@ const hg__kernel_entry *hg__find_kernel(hg_kernel id)
 
 hg_status hg_set_kernel(hg_handle h, hg_kernel k)
 {
-    if (h == NULL) return fail(NULL, HG_STATUS_INVALID_VALUE, "hg_set_kernel: the handle is NULL.");
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
     if (hg_kernel_name(k) == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_set_kernel: %d is not a hg_kernel.", (int)k);
     if (k != HG_KERNEL_AUTO && hg__find_kernel(k) == NULL)
         return fail(h, HG_STATUS_NOT_SUPPORTED, "hg_set_kernel: kernel %s is not built into this library.",
@@ -207,40 +209,57 @@ hg_status hg_set_kernel(hg_handle h, hg_kernel k)
     return ok(h);
 }
 
+/* The device as a plan sees it: no memory yet, and as much workspace as
+ * the call may get (ws_limit). */
+static hg__device planning_device(hg_handle h, size_t ws_limit)
+{
+    hg__device d = h->dev;
+    d.workspace = NULL;
+    d.workspace_bytes = ws_limit;
+    return d;
+}
+
 /* Validate and choose the kernel; *chosen is NULL when there is nothing to do
- * (m = 0 or n = 0). */
-static hg_status plan(hg_handle h, hg__problem *p, const hg__kernel_entry **chosen)
+ * (m = 0 or n = 0, or C = 1 * C). `who` names the public function. */
+static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_limit,
+                      const hg__kernel_entry **chosen)
 {
     *chosen = NULL;
     const char *why = hg__validate(p);
-    if (why) return fail(h, HG_STATUS_INVALID_VALUE, "hg_gemm: %s", why);
-    /* As in BLAS, alpha = 0 means A and B are not read: C = beta * C, which is
-     * the k = 0 problem (NaN or Inf in A or B cannot leak into C). */
-    if (p->alpha == 0.0f) p->k = 0;
+    if (why) return fail(h, HG_STATUS_INVALID_VALUE, "%s: %s", who, why);
+    /* As in BLAS, alpha = 0 means A and B are not read, and k = 0 means there
+     * is no product: both are C = beta * C exactly, whatever alpha is (an
+     * Inf or NaN alpha, or in A or B, cannot leak into C). */
+    if (p->alpha == 0.0f || p->k == 0) {
+        p->alpha = 0.0f;
+        p->k = 0;
+    }
     if (h->dev.cc_major != 9 || h->dev.cc_minor != 0)
         return fail(h, HG_STATUS_ARCH_MISMATCH,
-                    "hg_gemm: device %d is sm_%d%d; hopgemm's kernels are built for sm_90a (Hopper) only.",
+                    "%s: device %d is sm_%d%d; hopgemm's kernels are built for sm_90a (Hopper) only.", who,
                     h->dev.ordinal, h->dev.cc_major, h->dev.cc_minor);
     if (p->m == 0 || p->n == 0) return ok(h);
+    if (p->k == 0 && p->beta == 1.0f) return ok(h); /* C untouched, bit for bit */
+    const hg__device d = planning_device(h, ws_limit);
     if (h->kernel == HG_KERNEL_AUTO) {
         double best = -1.0;
         for (int i = 0; i < hg__kernel_count; i++) {
-            if (hg__kernels[i].can_serve(p, &h->dev) != NULL) continue;
-            double est = hg__estimate(&hg__kernels[i], p, &h->dev);
+            if (hg__kernels[i].can_serve(p, &d) != NULL) continue;
+            double est = hg__estimate(&hg__kernels[i], p, &d);
             if (est > best) {
                 best = est;
                 *chosen = &hg__kernels[i];
             }
         }
         if (*chosen) return ok(h);
-        return fail(h, HG_STATUS_INTERNAL_ERROR, "hg_gemm: no registered kernel serves this call (a bug).");
+        return fail(h, HG_STATUS_INTERNAL_ERROR, "%s: no registered kernel serves this call (a bug).", who);
     }
     const hg__kernel_entry *k = hg__find_kernel(h->kernel);
-    if (k == NULL) return fail(h, HG_STATUS_INTERNAL_ERROR, "hg_gemm: the chosen kernel is not registered.");
+    if (k == NULL) return fail(h, HG_STATUS_INTERNAL_ERROR, "%s: the chosen kernel is not registered.", who);
     /* k = 0 is C = beta * C whatever kernel was chosen: no product to compute. */
     if (p->k == 0) k = hg__find_kernel(HG_KERNEL_GENERIC);
-    why = k->can_serve(p, &h->dev);
-    if (why) return fail(h, HG_STATUS_NOT_SUPPORTED, "hg_gemm: kernel %s %s", k->name, why);
+    why = k->can_serve(p, &d);
+    if (why) return fail(h, HG_STATUS_NOT_SUPPORTED, "%s: kernel %s %s", who, k->name, why);
     *chosen = k;
     return ok(h);
 }
@@ -270,41 +289,88 @@ static hg__problem problem(hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k
 hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
                   const void *B, int64_t ldb, const void *C, int64_t ldc, hg_dtype dtype, hg_kernel *chosen)
 {
-    if (h == NULL) return fail(NULL, HG_STATUS_INVALID_VALUE, "hg_plan: the handle is NULL.");
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
     if (chosen == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_plan: chosen is NULL.");
     hg__problem p = problem(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
     const hg__kernel_entry *e;
-    hg_status s = plan(h, &p, &e);
+    hg_status s = plan(h, "hg_plan", &p, hg__ws_limit(&h->ws), &e);
     if (s != HG_STATUS_SUCCESS) return s;
     if (e == NULL) e = hg__find_kernel(h->kernel == HG_KERNEL_AUTO ? HG_KERNEL_GENERIC : h->kernel);
     *chosen = e ? e->id : HG_KERNEL_GENERIC;
     return HG_STATUS_SUCCESS;
 }
 
+hg_status hg_get_workspace_size(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k,
+                                const void *A, int64_t lda, const void *B, int64_t ldb, const void *C,
+                                int64_t ldc, hg_dtype dtype, size_t *bytes)
+{
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
+    if (bytes == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_get_workspace_size: bytes is NULL.");
+    *bytes = 0;
+    hg__problem p = problem(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
+    const hg__kernel_entry *e;
+    /* The plan with as much workspace as it wants, whatever the handle
+     * holds now: what the call's best plan uses. */
+    hg_status s = plan(h, "hg_get_workspace_size", &p, SIZE_MAX, &e);
+    if (s != HG_STATUS_SUCCESS || e == NULL || e->workspace == NULL || !h->real) return s;
+    hg__device d = planning_device(h, SIZE_MAX);
+    void *saved;
+    hg__err err;
+    s = hg__ctx_enter(&h->ctx, &saved, &err);
+    if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_get_workspace_size: %s", err.msg);
+    *bytes = e->workspace(&p, &d);
+    hg__ctx_leave(&h->ctx, saved);
+    return HG_STATUS_SUCCESS;
+}
+
+hg_status hg_get_max_workspace_size(hg_handle h, size_t *bytes)
+{
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
+    if (bytes == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_get_max_workspace_size: bytes is NULL.");
+    *bytes = hg__ws_max_bytes(&h->dev);
+    return ok(h);
+}
+
+/* The caller's memory must take the counters at its start and the partials'
+ * 16-byte vector stores after them. */
+#define HG_WS_PTR_ALIGN 256
+
+hg_status hg_set_workspace(hg_handle h, void *ptr, size_t bytes)
+{
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
+    if (ptr != NULL && ((uintptr_t)ptr % HG_WS_PTR_ALIGN) != 0)
+        return fail(h, HG_STATUS_INVALID_VALUE, "hg_set_workspace: ptr is not %d-byte aligned.", HG_WS_PTR_ALIGN);
+    if (ptr == NULL && bytes != 0)
+        return fail(h, HG_STATUS_INVALID_VALUE, "hg_set_workspace: ptr is NULL but bytes is %zu.", bytes);
+    hg__ws_set_user(&h->ws, ptr, bytes);
+    return ok(h);
+}
+
 hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k, float alpha, const void *A,
                   int64_t lda, const void *B, int64_t ldb, float beta, void *C, int64_t ldc, hg_dtype dtype)
 {
-    if (h == NULL) return fail(NULL, HG_STATUS_INVALID_VALUE, "hg_gemm: the handle is NULL.");
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
     hg__problem p = problem(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, dtype);
     const hg__kernel_entry *e;
-    hg_status s = plan(h, &p, &e);
+    hg_status s = plan(h, "hg_gemm", &p, hg__ws_limit(&h->ws), &e);
     if (s != HG_STATUS_SUCCESS || e == NULL) return s;
-    /* The handle's device, even if the caller has made another one current
-     * since hg_create; the caller's choice is restored afterwards. */
-    int current = -1;
-    if (cudaGetDevice(&current) != cudaSuccess) {
-        cudaError_t ce = cudaGetLastError();
-        return fail(h, HG_STATUS_EXECUTION_FAILED, "hg_gemm: cudaGetDevice failed: %s", cudaGetErrorString(ce));
-    }
-    if (current != h->dev.ordinal && cudaSetDevice(h->dev.ordinal) != cudaSuccess) {
-        cudaError_t ce = cudaGetLastError();
-        return fail(h, HG_STATUS_EXECUTION_FAILED, "hg_gemm: cannot make device %d current: %s", h->dev.ordinal,
-                    cudaGetErrorString(ce));
-    }
+    /* The handle's context, whichever is current on the calling thread; the
+     * caller's is put back afterwards. */
+    void *saved;
     hg__err err;
     err.msg[0] = '\0';
-    s = e->launch(&p, &h->dev, (struct CUstream_st *)h->stream, &err);
-    if (current != h->dev.ordinal) (void)cudaSetDevice(current);
+    s = hg__ctx_enter(&h->ctx, &saved, &err);
+    if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_gemm: %s", err.msg);
+    hg__device d = planning_device(h, hg__ws_limit(&h->ws));
+    size_t need = e->workspace ? e->workspace(&p, &d) : 0;
+    void *graph_owned = NULL;
+    d.workspace_bytes = 0;
+    if (need > 0)
+        hg__ws_begin(&h->ws, &h->dev, (struct CUstream_st *)h->stream, need, &d.workspace, &d.workspace_bytes,
+                     &graph_owned);
+    s = e->launch(&p, &d, (struct CUstream_st *)h->stream, &err);
+    hg__ws_end(graph_owned, (struct CUstream_st *)h->stream);
+    hg__ctx_leave(&h->ctx, saved);
     if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_gemm: %s", err.msg);
     return ok(h);
 }

@@ -20,21 +20,21 @@
 const hg__kernel_entry hg__kernels[] = {
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
-     hg__v6_can_serve, hg__v6_launch, 0.95, 256, 320, 0.5, 64},
+     hg__v6_can_serve, hg__v6_launch, 0.95, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.92, 128, 256, 1.0, 0},
+     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
-     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0},
+     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL},
 };
 
 const int hg__kernel_count = (int)(sizeof hg__kernels / sizeof hg__kernels[0]);
@@ -51,10 +51,10 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     double slots = floor(d->sm_count * k->units_per_sm);
     if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);
-    if (k->unit_k > 0 && d->workspace != NULL && p->k > 0 && tiles < 9e15) {
+    if (k->unit_k > 0 && p->k > 0 && tiles < 9e15) {
         int64_t k_tiles = hg_cdiv(p->k, k->unit_k);
         hg_sk_plan sk = hg_sk_make((int64_t)tiles, k_tiles, (int64_t)slots, 1);
-        if (sk.sk_workers > 0) {
+        if (sk.sk_workers > 0 && hg__sk_workspace_bytes(d, sk.sk_workers, k->unit_ws_bytes) <= d->workspace_bytes) {
             double tail =
                 ((double)hg_cdiv(hg_sk_units(&sk), sk.sk_workers) + HG_SK_FIXUP_BLOCKS) / (double)k_tiles;
             double w = floor(tiles / slots) + tail;
@@ -62,4 +62,16 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
         }
     }
     return k->speed * tiles / (waves * slots);
+}
+
+size_t hg__ws_max_bytes(const hg__device *d)
+{
+    size_t most = 0;
+    for (int i = 0; i < hg__kernel_count; i++) {
+        const hg__kernel_entry *k = &hg__kernels[i];
+        if (k->unit_k == 0) continue;
+        size_t b = hg__sk_workspace_bytes(d, (int64_t)floor(d->sm_count * k->units_per_sm), k->unit_ws_bytes);
+        if (b > most) most = b;
+    }
+    return most;
 }

@@ -36,15 +36,10 @@ static PFN_cuTensorMapEncodeTiled_v12000 get_encode(hg__err *e)
 {
     PFN_cuTensorMapEncodeTiled_v12000 fn = atomic_load(&encode_fn);
     if (fn) return fn;
-    void *p = NULL;
-    enum cudaDriverEntryPointQueryResult q;
-    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
-    if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || p == NULL) {
-        (void)cudaGetLastError();
-        hg__err_set(e, "the driver has no cuTensorMapEncodeTiled (%s).", cudaGetErrorString(err));
+    if (!hg__driver_symbol("cuTensorMapEncodeTiled", &fn, sizeof fn)) {
+        hg__err_set(e, "the driver has no cuTensorMapEncodeTiled.");
         return NULL;
     }
-    memcpy(&fn, &p, sizeof fn); /* ISO C has no object-to-function pointer cast */
     atomic_store(&encode_fn, fn);
     return fn;
 }

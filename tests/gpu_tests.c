@@ -19,13 +19,12 @@
 
 #include "hg_internal.h"
 #include "testlib.h"
+#include "gpu_common.h"
 
-#define POISON 0xFFFFu   /* NaN in fp16 and in bf16 */
-#define SENTINEL 0x1234u /* what C's padding columns hold; must survive */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
-static uint64_t rng_next(void)
+uint64_t rng_next(void)
 {
     uint64_t x = rng_state;
     x ^= x << 13;
@@ -35,7 +34,7 @@ static uint64_t rng_next(void)
 }
 
 /* Uniform in [-1, 1], rounded to the element type. */
-static uint16_t rand_elem(hg_dtype dt)
+uint16_t rand_elem(hg_dtype dt)
 {
     float f = (float)((double)(rng_next() >> 11) * (2.0 / 9007199254740992.0) - 1.0);
     return hg__from_f32(f, dt);
@@ -45,27 +44,20 @@ static uint16_t rand_elem(hg_dtype dt)
  * index that wraps at 2^31 or 2^32 lands on a different value. */
 #define RANDOM_PERIOD 1000003u
 
-static void fill_random(uint16_t *p, size_t n, hg_dtype dt)
+void fill_random(uint16_t *p, size_t n, hg_dtype dt)
 {
     size_t fresh = n < RANDOM_PERIOD ? n : RANDOM_PERIOD;
     for (size_t i = 0; i < fresh; i++) p[i] = rand_elem(dt);
     for (size_t i = fresh; i < n; i += fresh) memcpy(p + i, p, (n - i < fresh ? n - i : fresh) * 2);
 }
 
-static int is_nan_bits(uint16_t v, hg_dtype dt)
+int is_nan_bits(uint16_t v, hg_dtype dt)
 {
     return dt == HG_BF16 ? (v & 0x7F80) == 0x7F80 && (v & 0x7F) : (v & 0x7C00) == 0x7C00 && (v & 0x3FF);
 }
 
-typedef struct {
-    hg_op opA, opB;
-    int64_t m, n, k;
-    int64_t pad; /* extra elements per row of A, B and C */
-    float alpha, beta;
-    int misalign; /* offset A, B and C by one element (2-byte aligned only) */
-} gcase;
 
-static int cuda_ok(cudaError_t e, const char *what)
+int cuda_ok(cudaError_t e, const char *what)
 {
     if (e == cudaSuccess) return 1;
     CHECK(0, "%s: %s", what, cudaGetErrorString(e));
@@ -75,9 +67,67 @@ static int cuda_ok(cudaError_t e, const char *what)
 
 static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
+/* Checks C (hOut, as the call left it) against the float64 reference of p
+ * on the inputs hA, hB, hC: every element written, the padding columns
+ * untouched, each checked element within its bound, the relative Frobenius
+ * error small. 1 when all hold. */
+int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB, const uint16_t *hC,
+                    const uint16_t *hOut, const char *what)
+{
+    const double rtol = p->dtype == HG_BF16 ? 1.0 / 128 : 1.0 / 1024;
+    /* Every element written (no NaN from the poison), padding untouched. */
+    int64_t unwritten = 0, pad_hit = 0;
+    for (int64_t i = 0; i < p->m; i++)
+        for (int64_t j = 0; j < p->ldc; j++) {
+            uint16_t v = hOut[i * p->ldc + j];
+            if (j >= p->n) pad_hit += v != SENTINEL;
+            else unwritten += is_nan_bits(v, p->dtype);
+        }
+    CHECK(unwritten == 0, "%s: %lld elements NaN (unwritten or wrong)", what, (long long)unwritten);
+    CHECK(pad_hit == 0, "%s: %lld padding elements overwritten", what, (long long)pad_hit);
+    /* The values: all of them when cheap, else a sample plus the edges. */
+    int full = (double)p->m * (double)p->n * (double)(p->k + 1) <= (double)(1 << 27);
+    int64_t samples = full ? p->m * p->n : 3000;
+    int64_t bad = 0;
+    double num = 0, den = 0, maxerr = 0;
+    for (int64_t s = 0; s < samples; s++) {
+        int64_t i, j;
+        if (full) {
+            i = s / p->n;
+            j = s % p->n;
+        } else if (s < 8) { /* corners and the last row / column */
+            i = (s & 1) ? p->m - 1 : 0;
+            j = (s & 2) ? p->n - 1 : 0;
+            if (s >= 4) i = (int64_t)(rng_next() % (uint64_t)p->m), j = s == 4 ? p->n - 1 : j;
+        } else {
+            i = (int64_t)(rng_next() % (uint64_t)p->m);
+            j = (int64_t)(rng_next() % (uint64_t)p->n);
+        }
+        double mag;
+        double ref = hg__ref_element_abs(p, hA, hB, hC, i, j, &mag);
+        double x = hg__to_f32(hOut[i * p->ldc + j], p->dtype);
+        double err = fabs(x - ref);
+        double bound = rtol * fabs(ref) + ldexp(mag, -18) + 1e-7;
+        num += (x - ref) * (x - ref);
+        den += ref * ref;
+        if (err > maxerr || isnan(err)) maxerr = err;
+        if (!(err <= bound)) {
+            if (bad < 4)
+                printf("    %s: C[%lld,%lld] = %.6g, want %.6g (|err| %.3g > bound %.3g)\n", what, (long long)i,
+                       (long long)j, x, ref, err, bound);
+            bad++;
+        }
+    }
+    CHECK(bad == 0, "%s: %lld of %lld checked elements out of bounds (max err %.3g)", what, (long long)bad,
+          (long long)samples, maxerr);
+    double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+    CHECK(rel <= (p->dtype == HG_BF16 ? 8e-3 : 1e-3), "%s: relative Frobenius error %.3g", what, rel);
+    return bad == 0 && unwritten == 0 && pad_hit == 0;
+}
+
 /* Runs one case on kernel `kid` (AUTO allowed) and checks it. Returns 1 when
  * the case ran and passed. */
-static int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
+int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
 {
     const int tma = kid != HG_KERNEL_GENERIC && kid != HG_KERNEL_AUTO;
     int64_t rows_a = c->opA == HG_OP_N ? c->m : c->k, cols_a = c->opA == HG_OP_N ? c->k : c->m;
@@ -145,55 +195,7 @@ static int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
         p.ldb = ldb;
         p.ldc = ldc;
         p.dtype = dt;
-        const double rtol = dt == HG_BF16 ? 1.0 / 128 : 1.0 / 1024;
-        /* Every element written (no NaN from the poison), padding untouched. */
-        int64_t unwritten = 0, pad_hit = 0;
-        for (int64_t i = 0; i < c->m; i++)
-            for (int64_t j = 0; j < ldc; j++) {
-                uint16_t v = hOut[i * ldc + j];
-                if (j >= c->n) pad_hit += v != SENTINEL;
-                else unwritten += is_nan_bits(v, dt);
-            }
-        CHECK(unwritten == 0, "%s: %lld elements NaN (unwritten or wrong)", what, (long long)unwritten);
-        CHECK(pad_hit == 0, "%s: %lld padding elements overwritten", what, (long long)pad_hit);
-        /* The values: all of them when cheap, else a sample plus the edges. */
-        int full = (double)c->m * (double)c->n * (double)(c->k + 1) <= (double)(1 << 27);
-        int64_t samples = full ? c->m * c->n : 3000;
-        int64_t bad = 0;
-        double num = 0, den = 0, maxerr = 0;
-        for (int64_t s = 0; s < samples; s++) {
-            int64_t i, j;
-            if (full) {
-                i = s / c->n;
-                j = s % c->n;
-            } else if (s < 8) { /* corners and the last row / column */
-                i = (s & 1) ? c->m - 1 : 0;
-                j = (s & 2) ? c->n - 1 : 0;
-                if (s >= 4) i = (int64_t)(rng_next() % (uint64_t)c->m), j = s == 4 ? c->n - 1 : j;
-            } else {
-                i = (int64_t)(rng_next() % (uint64_t)c->m);
-                j = (int64_t)(rng_next() % (uint64_t)c->n);
-            }
-            double mag;
-            double ref = hg__ref_element_abs(&p, hA, hB, hC, i, j, &mag);
-            double x = hg__to_f32(hOut[i * ldc + j], dt);
-            double err = fabs(x - ref);
-            double bound = rtol * fabs(ref) + ldexp(mag, -18) + 1e-7;
-            num += (x - ref) * (x - ref);
-            den += ref * ref;
-            if (err > maxerr || isnan(err)) maxerr = err;
-            if (!(err <= bound)) {
-                if (bad < 4)
-                    printf("    %s: C[%lld,%lld] = %.6g, want %.6g (|err| %.3g > bound %.3g)\n", what, (long long)i,
-                           (long long)j, x, ref, err, bound);
-                bad++;
-            }
-        }
-        CHECK(bad == 0, "%s: %lld of %lld checked elements out of bounds (max err %.3g)", what, (long long)bad,
-              (long long)samples, maxerr);
-        double rel = den > 0 ? sqrt(num / den) : sqrt(num);
-        CHECK(rel <= (dt == HG_BF16 ? 8e-3 : 1e-3), "%s: relative Frobenius error %.3g", what, rel);
-        ok = bad == 0 && unwritten == 0 && pad_hit == 0;
+        ok = hg_check_output(&p, hA, hB, hC, hOut, what);
     }
     cudaFree(dA), cudaFree(dB), cudaFree(dC);
     free(hA), free(hB), free(hC), free(hOut);
@@ -228,7 +230,7 @@ static const gcase quick_cases[] = {
     {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 1.0f, 0.0f, 0},
 };
 
-static hg_handle gpu_handle(void)
+hg_handle gpu_handle(void)
 {
     hg_handle h = NULL;
     hg_status s = hg_create(&h);

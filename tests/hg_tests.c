@@ -4,6 +4,7 @@
  * skipped, with the reason, where it does not.
  *
  *   hg-tests [--cpu-only | --gpu-only] [--quick] [--kernel NAME]
+ *   hg-tests --multi-gpu-probe   (run by the GPU tier's gpu/multi_gpu)
  *
  * Ends with the line "N passed, N failed, N skipped"; exits non-zero when a
  * test failed.
@@ -109,11 +110,19 @@ static void test_null_handle(void)
     CHECK(hg_gemm(NULL, HG_OP_N, HG_OP_T, 2, 2, 2, 1.0f, buf, 2, buf + 8, 2, 0.0f, buf + 16, 2, HG_F16) ==
               HG_STATUS_INVALID_VALUE,
           "gemm(NULL)");
-    CHECK(strstr(hg_last_error(NULL), "handle") != NULL, "the sentence names the handle: %s", hg_last_error(NULL));
     hg_kernel k;
     CHECK(hg_plan(NULL, HG_OP_N, HG_OP_T, 2, 2, 2, buf, 2, buf + 8, 2, buf + 16, 2, HG_F16, &k) ==
               HG_STATUS_INVALID_VALUE,
           "plan(NULL)");
+    size_t bytes;
+    CHECK(hg_set_workspace(NULL, NULL, 0) == HG_STATUS_INVALID_VALUE, "set_workspace(NULL)");
+    CHECK(hg_get_max_workspace_size(NULL, &bytes) == HG_STATUS_INVALID_VALUE, "get_max_workspace_size(NULL)");
+    CHECK(hg_get_workspace_size(NULL, HG_OP_N, HG_OP_T, 2, 2, 2, buf, 2, buf + 8, 2, buf + 16, 2, HG_F16, &bytes) ==
+              HG_STATUS_INVALID_VALUE,
+          "get_workspace_size(NULL)");
+    /* hg_last_error(NULL) keeps hg_create's reason through all of that. */
+    CHECK(strstr(hg_last_error(NULL), "hg_create: out is NULL") != NULL, "hg_create's reason kept: %s",
+          hg_last_error(NULL));
     hg_destroy(NULL); /* a no-op */
 }
 
@@ -288,8 +297,7 @@ static void test_dispatch(void)
         /* With a workspace the model counts V6's stream-K tail: higher at
          * 4096^3 (measured 0.777 -> 0.870), still below V5 (0.880). */
         hg__device ws_dev = fake_device(9, 0);
-        ws_dev.workspace = (void *)(uintptr_t)0x1000; /* never touched: hg_plan launches nothing */
-        ws_dev.workspace_bytes = hg__v6_workspace_bytes(ws_dev.sm_count);
+        ws_dev.workspace_bytes = hg__ws_max_bytes(&ws_dev); /* what a call may get */
         hg__problem sq;
         memset(&sq, 0, sizeof sq);
         sq.m = sq.n = sq.k = 4096;
@@ -301,12 +309,34 @@ static void test_dispatch(void)
               hg__estimate(e5, &sq, &ws_dev));
         sq.m = sq.n = sq.k = 8192;
         CHECK(hg__estimate(e6, &sq, &ws_dev) > hg__estimate(e5, &sq, &ws_dev), "v6 wins 8192^3 with a workspace");
+        /* Too little workspace for the tail's workers: planned without it. */
+        hg__device small = ws_dev;
+        small.workspace_bytes = hg__ws_counter_bytes(&small) + HG_V6_SK_WORKER_BYTES;
+        sq.m = sq.n = sq.k = 4096;
+        CHECK(fabs(hg__estimate(e6, &sq, &small) - without) < 1e-12, "a small workspace: no tail in the model");
         hg_handle hw = NULL;
         if (hg__create_for_device(&hw, &ws_dev) == HG_STATUS_SUCCESS) {
             CHECK(hg_plan(hw, HG_OP_N, HG_OP_T, 4096, 4096, 4096, A, 4096, B, 4096, C, 4096, HG_F16, &k) ==
                           HG_STATUS_SUCCESS &&
                       k == HG_KERNEL_V5,
                   "4096^3 with a workspace takes v5, got %s", hg_kernel_name(k));
+            /* A caller's workspace: any 256-byte aligned memory, never touched
+             * here (hg_plan launches nothing). */
+            CHECK(hg_set_workspace(hw, (void *)(uintptr_t)0x100000, 4096) == HG_STATUS_SUCCESS, "set_workspace");
+            CHECK(hg_plan(hw, HG_OP_N, HG_OP_T, 8192, 8192, 8192, A, 8192, B, 8192, C, 8192, HG_F16, &k) ==
+                          HG_STATUS_SUCCESS &&
+                      k == HG_KERNEL_V6,
+                  "8192^3 with a small workspace still takes v6, got %s", hg_kernel_name(k));
+            CHECK(hg_set_workspace(hw, (void *)(uintptr_t)0x100010, 4096) == HG_STATUS_INVALID_VALUE &&
+                      strstr(hg_last_error(hw), "aligned") != NULL,
+                  "a misaligned workspace: %s", hg_last_error(hw));
+            CHECK(hg_set_workspace(hw, NULL, 4096) == HG_STATUS_INVALID_VALUE, "NULL with bytes");
+            CHECK(hg_set_workspace(hw, NULL, 0) == HG_STATUS_SUCCESS, "NULL hands it back");
+            size_t most = 0;
+            CHECK(hg_get_max_workspace_size(hw, &most) == HG_STATUS_SUCCESS &&
+                      most == hg__ws_counter_bytes(&ws_dev) + 66 * HG_V6_SK_WORKER_BYTES,
+                  "the most any call uses: the counters and 66 workers' partials (%zu)", most);
+            CHECK(hg_get_max_workspace_size(hw, NULL) == HG_STATUS_INVALID_VALUE, "NULL bytes");
             hg_destroy(hw); /* does not free a workspace it did not allocate */
         }
     }
@@ -632,6 +662,95 @@ static void test_tma_conditions(void)
     CHECK(hg__tma_tn_can_serve(&p, &old) != NULL, "sm_89");
 }
 
+/* The overlap rule against brute force: every element of each region
+ * marked, on random small regions (ld >= cols) at random offsets. */
+static void test_overlap_exact(void)
+{
+    uint64_t s = 0x243F6A8885A308D3ull;
+#define NEXT() (s ^= s << 13, s ^= s >> 7, s ^= s << 17, s)
+    static unsigned char mark[4096];
+    int meets = 0, apart = 0;
+    for (int t = 0; t < 20000; t++) {
+        hg__region r[2];
+        for (int i = 0; i < 2; i++) {
+            r[i].rows = 1 + (int64_t)(NEXT() % 12);
+            r[i].cols = 1 + (int64_t)(NEXT() % 20);
+            r[i].ld = r[i].cols + (int64_t)(NEXT() % 25);
+            r[i].base = (int64_t)(NEXT() % 300);
+        }
+        memset(mark, 0, sizeof mark);
+        int brute = 0;
+        for (int i = 0; i < 2; i++)
+            for (int64_t a = 0; a < r[i].rows; a++)
+                for (int64_t b = 0; b < r[i].cols; b++) {
+                    int64_t e = r[i].base + a * r[i].ld + b;
+                    if (i == 0) mark[e] = 1;
+                    else if (mark[e]) brute = 1;
+                }
+        int got = hg__regions_meet(r[0], r[1]);
+        if (got != brute) {
+            CHECK(got == brute,
+                  "regions %lldx%lld ld %lld at %lld and %lldx%lld ld %lld at %lld: brute %d, got %d",
+                  (long long)r[0].rows, (long long)r[0].cols, (long long)r[0].ld, (long long)r[0].base,
+                  (long long)r[1].rows, (long long)r[1].cols, (long long)r[1].ld, (long long)r[1].base, brute, got);
+            break;
+        }
+        CHECK(hg__regions_meet(r[1], r[0]) == got, "symmetric");
+        brute ? meets++ : apart++;
+    }
+#undef NEXT
+    CHECK(meets > 1000 && apart > 1000, "both outcomes exercised (%d meet, %d apart)", meets, apart);
+    /* Far apart and huge: answered without walking rows. */
+    hg__region big = {0, (int64_t)1 << 40, 1000, 1001};
+    hg__region thin = {1000, (int64_t)1 << 40, 1, 1001};
+    CHECK(!hg__regions_meet(big, thin), "a column in the gaps of 2^40 rows");
+    thin.base = 999;
+    CHECK(hg__regions_meet(big, thin), "a column through the last element of each row");
+}
+
+/* The call's corners on a made-up sm_90 (nothing is launched): interleaved
+ * A and C are valid, shared elements are not; k = 0 or alpha = 0 with beta = 1
+ * leaves C as it was; hg_plan's sentences name hg_plan. */
+static void test_call_corners(void)
+{
+    hg_handle h = fake_handle(9, 0);
+    CHECK(h != NULL, "fake handle");
+    if (!h) return;
+    static uint16_t buf[1024];
+    hg_kernel k;
+    /* A = buf, C = buf + 8, both ld 16, m = 4, n = k = 8: A in the first half
+     * of each 16-element row, C in the second. */
+    hg_status s = hg_plan(h, HG_OP_N, HG_OP_N, 4, 8, 8, buf, 16, buf + 512, 8, buf + 8, 16, HG_F16, &k);
+    CHECK(s == HG_STATUS_SUCCESS, "interleaved A and C are valid: %s", hg_last_error(h));
+    s = hg_plan(h, HG_OP_N, HG_OP_N, 4, 8, 8, buf, 16, buf + 512, 8, buf + 7, 16, HG_F16, &k);
+    CHECK(s == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "shares elements with A"),
+          "one shared element per row is refused: %s", hg_last_error(h));
+    CHECK(strncmp(hg_last_error(h), "hg_plan:", 8) == 0, "hg_plan's sentence names it: %s", hg_last_error(h));
+    s = hg_plan(h, HG_OP_N, HG_OP_N, 4, 8, 8, buf + 512, 16, buf + 7, 8, buf + 7 + 8 * 8 - 1, 16, HG_F16, &k);
+    CHECK(s == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "shares elements with B"),
+          "C on B's last element is refused: %s", hg_last_error(h));
+    s = hg_plan(h, HG_OP_N, HG_OP_N, 4, 8, 8, buf + 512, 16, buf, 8, buf + 8 * 8, 16, HG_F16, &k);
+    CHECK(s == HG_STATUS_SUCCESS, "C right after B: %s", hg_last_error(h));
+    s = hg_gemm(h, HG_OP_N, HG_OP_N, 4, 8, 8, 1.0f, buf, 16, buf + 512, 8, 0.0f, buf + 7, 16, HG_F16);
+    CHECK(s == HG_STATUS_INVALID_VALUE && strncmp(hg_last_error(h), "hg_gemm:", 8) == 0,
+          "hg_gemm's sentence names it: %s", hg_last_error(h));
+    /* alpha = 0: A and B are not read, so they may alias C. */
+    for (int i = 0; i < 64; i++) buf[i] = (uint16_t)(0x7C01 + i); /* NaNs with payloads */
+    const float alphas[] = {0.0f, INFINITY, NAN, 1.0f};
+    for (int i = 0; i < 4; i++) {
+        /* k = 0 (any alpha) or alpha = 0, with beta = 1: nothing to do, and
+         * nothing launched (C is host memory here, which a launch would
+         * fail on). */
+        int64_t kk = alphas[i] == 0.0f ? 8 : 0;
+        s = hg_gemm(h, HG_OP_N, HG_OP_T, 4, 8, kk, alphas[i], buf, 16, buf, 16, 1.0f, buf, 16, HG_BF16);
+        CHECK(s == HG_STATUS_SUCCESS, "alpha %g, k %lld, beta 1: %s", alphas[i], (long long)kk, hg_last_error(h));
+    }
+    int same = 1;
+    for (int i = 0; i < 64; i++) same &= buf[i] == (uint16_t)(0x7C01 + i);
+    CHECK(same, "C untouched, bit for bit");
+    hg_destroy(h);
+}
+
 static const hg_test_case cpu_tests[] = {
     {"cpu/status_strings", test_status_strings},
     {"cpu/kernel_names_and_table", test_kernel_names_and_table},
@@ -646,6 +765,8 @@ static const hg_test_case cpu_tests[] = {
     {"cpu/stream-k-plan", test_stream_k_plan},
     {"cpu/tensor_map_params", test_tensor_map_params},
     {"cpu/tma_conditions", test_tma_conditions},
+    {"cpu/overlap_exact", test_overlap_exact},
+    {"cpu/call_corners", test_call_corners},
 };
 
 static int passed, failed, skipped;
@@ -676,8 +797,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--gpu-only")) cpu = 0;
         else if (!strcmp(argv[i], "--quick")) hg_gpu_quick = 1;
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) hg_gpu_kernel_filter = argv[++i];
+        else if (!strcmp(argv[i], "--multi-gpu-probe")) return hg_multi_gpu_probe();
         else {
-            fprintf(stderr, "usage: hg-tests [--cpu-only | --gpu-only] [--quick] [--kernel NAME]\n");
+            fprintf(stderr, "usage: hg-tests [--cpu-only | --gpu-only] [--quick] [--kernel NAME] | --multi-gpu-probe\n");
             return 2;
         }
     }
@@ -687,13 +809,16 @@ int main(int argc, char **argv)
         hg_handle h = NULL;
         hg_status s = hg_create(&h);
         if (s != HG_STATUS_SUCCESS) {
-            for (int i = 0; i < hg_gpu_test_count; i++) {
+            for (int i = 0; i < hg_gpu_test_count + hg_gpu_stream_test_count; i++) {
                 skipped++;
-                printf("skip %s: no GPU (%s)\n", hg_gpu_tests[i].name, hg_last_error(NULL));
+                printf("skip %s: no GPU (%s)\n",
+                       i < hg_gpu_test_count ? hg_gpu_tests[i].name : hg_gpu_stream_tests[i - hg_gpu_test_count].name,
+                       hg_last_error(NULL));
             }
         } else {
             hg_destroy(h);
             for (int i = 0; i < hg_gpu_test_count; i++) run(&hg_gpu_tests[i]);
+            for (int i = 0; i < hg_gpu_stream_test_count; i++) run(&hg_gpu_stream_tests[i]);
         }
     }
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);

@@ -39,9 +39,15 @@ typedef struct {
     void (*fn)(void);
 } hg_test_case;
 
-/* The GPU tier (tests/gpu_tests.c). */
+/* The GPU tier: the kernels (tests/gpu_tests.c), then one handle on many
+ * streams, graphs, workspaces and GPUs (tests/gpu_stream_tests.c). */
 extern const hg_test_case hg_gpu_tests[];
 extern const int hg_gpu_test_count;
+extern const hg_test_case hg_gpu_stream_tests[];
+extern const int hg_gpu_stream_test_count;
+/* hg-tests --multi-gpu-probe: the two-GPU checks, in a process of their own;
+ * prints "probe: N checks, N failed" last and returns the exit status. */
+int hg_multi_gpu_probe(void);
 /* Set by main: the GPU tier runs only the small shapes (for compute-sanitizer). */
 extern int hg_gpu_quick;
 /* Set by main: restrict the GPU tier to one kernel name (NULL: all). */

@@ -548,6 +548,7 @@ typedef struct {
     cudaStream_t stream;
     hg_handle h;
     hg__device dev; /* what the V6 ablations' direct launches need, read once */
+    void *v6_ws;    /* their workspace (counters zeroed), as large as any call needs */
     cublasHandle_t cublas;
     cublasLtHandle_t lt;
     cublasLtMatmulDesc_t lt_desc;
@@ -632,6 +633,7 @@ static void bench_free(bench *b)
     if (b->lt) (void)cublasLtDestroy(b->lt);
     if (b->cublas) (void)cublasDestroy(b->cublas);
     hg_destroy(b->h);
+    (void)cudaFree(b->v6_ws);
     (void)cudaFree(b->lt_ws);
     (void)cudaFree(b->slab_a);
     (void)cudaFree(b->slab_b);
@@ -949,9 +951,17 @@ static int bench_init(bench *b, const options *o)
         snprintf(b->err, sizeof b->err, "hg_create: %s: %s", hg_status_string(hs), hg_last_error(NULL));
         return hs == HG_STATUS_NO_DEVICE ? BENCH_EXIT_NO_GPU : BENCH_EXIT_FAIL;
     }
-    /* The device as the handle sees it (workspace included), for the direct
-     * launches of the V6 ablations; read once, outside the timed launches. */
+    /* The device as the handle sees it, for the direct launches of the V6
+     * ablations, with a workspace of their own; set up once, outside the
+     * timed launches. */
     b->dev = *hg__handle_device(b->h);
+    size_t ws_bytes = 0;
+    if (hg_get_max_workspace_size(b->h, &ws_bytes) != HG_STATUS_SUCCESS ||
+        !cu(b, cudaMalloc(&b->v6_ws, ws_bytes), "cudaMalloc(V6 workspace)") ||
+        !cu(b, cudaMemset(b->v6_ws, 0, ws_bytes), "cudaMemset(V6 workspace)"))
+        return BENCH_EXIT_FAIL;
+    b->dev.workspace = b->v6_ws;
+    b->dev.workspace_bytes = ws_bytes;
     return bench_setup(b) ? 0 : BENCH_EXIT_FAIL;
 }
 

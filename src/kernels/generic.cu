@@ -464,15 +464,17 @@ __global__ void __launch_bounds__(GN_THREADS, 1) hg_generic_kernel(gn_args args,
     }
 }
 
-/* k = 0: C = alpha * 0 + beta * C (C untouched by reads when beta is 0).
- * Rows grid-stride over y, columns over x and the block. */
+/* k = 0 or alpha = 0 (dispatch makes them one case): C = beta * C exactly,
+ * one fp32 product rounded once, whatever alpha is; C is not read when beta
+ * is 0 (zeros over NaN). Rows grid-stride over y, columns over x and the
+ * block. */
 template <int DT> __global__ void __launch_bounds__(GN_SCALE_THREADS) hg_generic_scale_kernel(hg_epilogue epi)
 {
     for (int64_t row = blockIdx.y; row < epi.m; row += gridDim.y) {
         uint16_t *c_row = epi.C + row * epi.ldc;
         for (int64_t col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; col < epi.n;
              col += (int64_t)gridDim.x * blockDim.x)
-            c_row[col] = hg_f32_to_elem<DT>(hg_epilogue_value<DT>(epi, 0.0f, c_row + col));
+            c_row[col] = hg_f32_to_elem<DT>(epi.beta != 0.0f ? epi.beta * hg_elem_to_f32<DT>(c_row[col]) : 0.0f);
     }
 }
 

@@ -92,6 +92,12 @@ static constexpr int V6_SMEM_BYTES = V6_OFF_BARRIERS + 64 + 1024;          /* 21
 /* Stream-K workspace: one consumer's 64 x 320 fp32 partial per (worker,
  * rank, slot, consumer); a counter per (tail tile, rank, consumer). */
 static constexpr int V6_SK_GROUP_FLOATS = 64 * V6_BN; /* 20480 */
+static constexpr int V6_CLUSTER_CTAS = 2;
+static constexpr int V6_SK_SLOTS = 2;     /* pieces per worker (tiling.h) */
+static constexpr int V6_CONSUMERS = 2;
+static_assert(HG_V6_SK_WORKER_BYTES ==
+                  (size_t)V6_CLUSTER_CTAS * V6_SK_SLOTS * V6_CONSUMERS * V6_SK_GROUP_FLOATS * sizeof(float),
+              "hg_internal.h's HG_V6_SK_WORKER_BYTES must match V6's partials");
 
 static_assert(V6_A_HALF_BYTES % 1024 == 0 && V6_B_HALF_BYTES % 1024 == 0 && V6_STAGE_BYTES % 1024 == 0,
               "128-byte swizzled tiles must start 1024-byte aligned");
@@ -272,7 +278,8 @@ static __device__ __forceinline__ void v6_zero_acc(float *acc0, float *acc1)
  * thread mapping reads it back. */
 static __device__ __forceinline__ float4 *v6_sk_partial(float *ws, int64_t worker, uint32_t rank, int slot, int wg)
 {
-    return (float4 *)(ws + (((worker * 2 + rank) * 2 + slot) * 2 + wg) * (int64_t)V6_SK_GROUP_FLOATS);
+    return (float4 *)(ws + (((worker * V6_CLUSTER_CTAS + rank) * V6_SK_SLOTS + slot) * V6_CONSUMERS + wg) *
+                               (int64_t)V6_SK_GROUP_FLOATS);
 }
 
 /* After one consumer group finished its piece of a tail tile: leave the
@@ -289,8 +296,8 @@ static __device__ __forceinline__ float4 *v6_sk_partial(float *ws, int64_t worke
  * earlier adder's partial visible. The adder that sees pieces - 1 is last;
  * after the second bar.sync its group reads the partials with ld.global.cg
  * (from L2, never a stale L1 line). It resets the counter for the next launch
- * (every piece has counted by then); launches through one handle are ordered
- * by its stream (hopgemm.h).
+ * (every piece has counted by then): a launch has its workspace to itself
+ * (src/workspace.c), and the next one to use it is ordered after it.
  *
  * The last piece sums from the workspace, its own partial included, in k
  * order: C is bitwise the same whichever piece finishes last. */
@@ -307,7 +314,7 @@ static __device__ __forceinline__ bool v6_sk_fixup(float *acc0, float *acc1, con
                make_float4(acc1[4 * i], acc1[4 * i + 1], acc1[4 * i + 2], acc1[4 * i + 3]));
     }
     hg_bar_sync(bar_id, 128);
-    uint32_t *count = counters + (pc.sk_tile * 2 + rank) * 2 + wg;
+    uint32_t *count = counters + (pc.sk_tile * V6_CLUSTER_CTAS + rank) * V6_CONSUMERS + wg;
     const uint32_t pieces = (uint32_t)(pc.last_worker - pc.first_worker + 1);
     if (ctid == 0) *last_flag = hg_atom_add_acq_rel_gpu(count, 1) == pieces - 1;
     hg_bar_sync(bar_id, 128);
@@ -624,9 +631,81 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
 
 /* ---- host side -------------------------------------------------------------- */
 
-static size_t v6_partial_bytes(int sm_count)
+/* The launch of `clusters` 2-CTA clusters on `stream` (attr: its storage). */
+static cudaLaunchConfig_t v6_launch_config(cudaLaunchAttribute attr[1], int64_t clusters, cudaStream_t stream)
 {
-    return (size_t)(sm_count / 2) * 2 * 2 * 2 * V6_SK_GROUP_FLOATS * sizeof(float);
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = V6_CLUSTER_CTAS;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)(clusters * V6_CLUSTER_CTAS), 1, 1);
+    cfg.blockDim = dim3(V6_THREADS, 1, 1);
+    cfg.dynamicSmemBytes = V6_SMEM_BYTES;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+/* How many clusters run at once: one CTA per SM, fewer if the device cannot
+ * hold that many 2-CTA clusters (SMs of a cluster share a GPC). Read once per
+ * device and kernel (the answer depends on nothing else); 0 when unknown. */
+static constexpr int V6_MAX_DEVICES = 64;
+
+template <int DT, bool MCAST, bool TMA_EPI> static int64_t v6_resident_clusters(const hg__device *d)
+{
+    static int cached[V6_MAX_DEVICES]; /* 0: not asked yet; racing threads store the same answer */
+    int64_t clusters = d->sm_count / V6_CLUSTER_CTAS;
+    if (d->ordinal >= 0 && d->ordinal < V6_MAX_DEVICES && cached[d->ordinal] > 0)
+        return cached[d->ordinal] < clusters ? cached[d->ordinal] : clusters;
+    const void *kern = (const void *)hg_v6_kernel<DT, MCAST, TMA_EPI>;
+    hg__err e;
+    if (hg_set_smem(kern, V6_SMEM_BYTES, "v6", &e) != HG_STATUS_SUCCESS) return clusters;
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg = v6_launch_config(attr, clusters, NULL);
+    int active = 0;
+    if (cudaOccupancyMaxActiveClusters(&active, kern, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return clusters;
+    }
+    if (active > 0 && d->ordinal >= 0 && d->ordinal < V6_MAX_DEVICES) cached[d->ordinal] = active;
+    return active > 0 && active < clusters ? active : clusters;
+}
+
+/* A launch's grid and decomposition, shared by the launch and the workspace
+ * query so that both see the same plan. */
+struct v6_grid {
+    int64_t k_tiles, m_pairs, n_blocks, pairs, clusters;
+    hg_sk_plan plan;
+    size_t ws_need; /* workspace the stream-K plan uses (0: none) */
+};
+
+template <int DT, bool MCAST, bool TMA_EPI>
+static v6_grid v6_grid_of(const hg__problem *p, const hg__device *d, bool persistent, bool stream_k)
+{
+    v6_grid g;
+    g.k_tiles = hg_cdiv(p->k, V6_BK);
+    g.m_pairs = hg_cdiv(hg_cdiv(p->m, V6_BM), V6_CLUSTER_CTAS);
+    g.n_blocks = hg_cdiv(p->n, V6_BN);
+    g.pairs = g.m_pairs * g.n_blocks;
+    if (persistent) {
+        /* More clusters than tile pairs is fine (the spare ones sync and
+         * exit). */
+        g.clusters = v6_resident_clusters<DT, MCAST, TMA_EPI>(d);
+    } else {
+        /* Ablation: one cluster per tile pair (the kernel's tile loop then
+         * runs once), capped at the grid limit (the loop covers the rest). */
+        g.clusters = g.pairs;
+        if (g.clusters > ((int64_t)1 << 30) - 1) g.clusters = ((int64_t)1 << 30) - 1;
+    }
+    if (g.clusters < 1) g.clusters = 1;
+    /* The stream-K tail needs every cluster resident at once (persistent)
+     * and workspace for its workers. Without it, the last round runs whole
+     * tiles on fewer clusters, as the seeds' V6 does. */
+    g.plan = hg_sk_make(g.pairs, g.k_tiles, g.clusters, stream_k && persistent);
+    g.ws_need = hg__sk_workspace_bytes(d, g.plan.sk_workers, HG_V6_SK_WORKER_BYTES);
+    return g;
 }
 
 template <int DT, bool MCAST, bool TMA_EPI>
@@ -645,63 +724,21 @@ static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStre
     if (st != HG_STATUS_SUCCESS) return st;
 
     hg_epilogue epi = hg_epilogue_of(p);
-    int64_t k_tiles = hg_cdiv(p->k, V6_BK);
-    int64_t m_pairs = hg_cdiv(hg_cdiv(p->m, V6_BM), 2);
-    int64_t n_blocks = hg_cdiv(p->n, V6_BN);
-    int64_t pairs = m_pairs * n_blocks;
-
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 2;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.blockDim = dim3(V6_THREADS, 1, 1);
-    cfg.dynamicSmemBytes = V6_SMEM_BYTES;
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-
-    int64_t clusters;
-    if (persistent) {
-        /* One CTA per SM: sm_count / 2 clusters, fewer if the device cannot
-         * hold that many 2-CTA clusters at once (SMs of a cluster share a
-         * GPC): a cluster that waits for a free pair would run its whole tile
-         * list after the others. More clusters than tile pairs is fine (the
-         * spare ones sync and exit). */
-        clusters = d->sm_count / 2;
-        cfg.gridDim = dim3((unsigned)(clusters * 2), 1, 1);
-        int active = 0;
-        if (cudaOccupancyMaxActiveClusters(&active, (const void *)kern, &cfg) == cudaSuccess) {
-            if (active > 0 && active < clusters) clusters = active;
-        } else {
-            (void)cudaGetLastError();
-        }
-    } else {
-        /* Ablation: one cluster per tile pair (the kernel's tile loop then
-         * runs once), capped at the grid limit (the loop covers the rest). */
-        clusters = pairs;
-        if (clusters > ((int64_t)1 << 30) - 1) clusters = ((int64_t)1 << 30) - 1;
-    }
-    if (clusters < 1) clusters = 1;
-    cfg.gridDim = dim3((unsigned)(clusters * 2), 1, 1);
-
-    /* The stream-K tail needs every cluster resident at once (persistent)
-     * and the handle's workspace, sized for sm_count / 2 clusters. Without
-     * it, the last round runs whole tiles on fewer clusters, as the seeds'
-     * V6 does. */
+    v6_grid g = v6_grid_of<DT, MCAST, TMA_EPI>(p, d, persistent, stream_k);
     float *partials = NULL;
     uint32_t *counters = NULL;
-    bool sk = stream_k && persistent && d->workspace != NULL &&
-              d->workspace_bytes >= hg__v6_workspace_bytes(d->sm_count) && clusters <= d->sm_count / 2;
-    if (sk) {
-        partials = (float *)d->workspace;
-        counters = (uint32_t *)((char *)d->workspace + v6_partial_bytes(d->sm_count));
+    if (g.ws_need > 0 && d->workspace != NULL && d->workspace_bytes >= g.ws_need) {
+        counters = (uint32_t *)d->workspace;
+        partials = (float *)((char *)d->workspace + hg__ws_counter_bytes(d));
+    } else if (g.ws_need > 0) {
+        g.plan = hg_sk_make(g.pairs, g.k_tiles, g.clusters, 0); /* too little workspace: no tail split */
     }
-    hg_sk_plan plan = hg_sk_make(pairs, k_tiles, clusters, sk);
 
-    void *args[9] = {(void *)&map_a,   (void *)&map_b,    (void *)&map_c,    (void *)&epi,     (void *)&plan,
-                     (void *)&m_pairs, (void *)&n_blocks, (void *)&partials, (void *)&counters};
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg = v6_launch_config(attr, g.clusters, stream);
+
+    void *args[9] = {(void *)&map_a,     (void *)&map_b,      (void *)&map_c,      (void *)&epi,     (void *)&g.plan,
+                     (void *)&g.m_pairs, (void *)&g.n_blocks, (void *)&partials, (void *)&counters};
     cudaError_t err = cudaLaunchKernelExC(&cfg, (const void *)kern, args);
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
@@ -721,11 +758,13 @@ static hg_status v6_launch_dt(const hg__problem *p, const hg__device *d, cudaStr
 
 extern "C" {
 
-/* Partials for sm_count / 2 workers x 2 ranks x 2 slots x 2 consumers (320
- * KiB per SM), then the counters: (tail tile < workers) x 2 x 2. */
-size_t hg__v6_workspace_bytes(int sm_count)
+/* What the full V6's plan for p uses: the counters and the partials of its
+ * stream-K workers (0 when the plan splits nothing). */
+size_t hg__v6_workspace(const hg__problem *p, const hg__device *d)
 {
-    return v6_partial_bytes(sm_count) + (size_t)(sm_count / 2) * 4 * sizeof(uint32_t);
+    if (p->m == 0 || p->n == 0 || hg__v6_can_serve(p, d) != NULL) return 0;
+    if (p->dtype == HG_BF16) return v6_grid_of<1, true, true>(p, d, true, true).ws_need;
+    return v6_grid_of<0, true, true>(p, d, true, true).ws_need;
 }
 
 const char *hg__v6_can_serve(const hg__problem *p, const hg__device *d)

@@ -1,0 +1,39 @@
+/* What the GPU-tier files share (tests/gpu_tests.c defines it): inputs,
+ * the CUDA error check, the one checking rule against the float64
+ * reference, and one case run end to end. */
+#ifndef HG_GPU_COMMON_H
+#define HG_GPU_COMMON_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "hg_internal.h"
+
+#define POISON 0xFFFFu   /* NaN in fp16 and in bf16 */
+#define SENTINEL 0x1234u /* what C's padding columns hold; must survive */
+
+typedef struct {
+    hg_op opA, opB;
+    int64_t m, n, k;
+    int64_t pad; /* extra elements per row of A, B and C */
+    float alpha, beta;
+    int misalign; /* offset A, B and C by one element (2-byte aligned only) */
+} gcase;
+
+uint64_t rng_next(void);
+/* Uniform in [-1, 1], rounded to the element type. */
+uint16_t rand_elem(hg_dtype dt);
+void fill_random(uint16_t *p, size_t n, hg_dtype dt);
+int is_nan_bits(uint16_t v, hg_dtype dt);
+/* 1 when e is cudaSuccess; else a failed CHECK naming `what`. */
+int cuda_ok(cudaError_t e, const char *what);
+/* A handle on the current device (a failed CHECK and NULL if none). */
+hg_handle gpu_handle(void);
+int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB, const uint16_t *hC,
+                    const uint16_t *hOut, const char *what);
+/* Runs one case on kernel kid (AUTO allowed) through h and checks it; 1 when
+ * it ran and passed. */
+int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt);
+
+#endif
