@@ -49,6 +49,10 @@ extern "C" {
 #define HG_VERSION_MAJOR 0
 #define HG_VERSION_MINOR 1
 #define HG_VERSION_PATCH 0
+/* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
+ * hg_get_version returns it; a program built against this header can compare
+ * the two (the library's major version is the 0 of libhopgemm.so.0). */
+#define HG_VERSION (HG_VERSION_MAJOR * 10000 + HG_VERSION_MINOR * 100 + HG_VERSION_PATCH)
 
 struct CUstream_st; /* cudaStream_t is a struct CUstream_st * */
 
@@ -165,6 +169,11 @@ hg_status hg_set_kernel(hg_handle h, hg_kernel k);
 hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k,
                   float alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
                   float beta, void *C, int64_t ldc, hg_dtype dtype);
+
+/* hg_get_version: the version of the library loaded at run time, as
+ * HG_VERSION encodes it (MAJOR * 10000 + MINOR * 100 + PATCH). Needs no
+ * device; never fails. */
+int hg_get_version(void);
 
 /* hg_status_string: a constant name for a status ("HG_STATUS_SUCCESS", ...);
  * "HG_STATUS_UNKNOWN" for a value outside the enum. Never NULL. */

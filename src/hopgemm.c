@@ -70,6 +70,8 @@ const char *hg_status_string(hg_status s)
     return "HG_STATUS_UNKNOWN";
 }
 
+int hg_get_version(void) { return HG_VERSION; }
+
 const char *hg_last_error(hg_handle h) { return h ? h->err : create_err; }
 
 static int attr(int *out, enum cudaDeviceAttr a, int dev)

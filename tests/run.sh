@@ -53,6 +53,53 @@ if [ -f "$BUILD/libhopgemm.so" ]; then
     bad "link/no-libcuda" "$(readelf -d "$BUILD/libhopgemm.so" | grep NEEDED)"; else ok "link/no-libcuda"; fi
 else bad "link/no-libcuda" "no $BUILD/libhopgemm.so"; fi
 
+# The shipped libraries export the header's functions and nothing else (no
+# hg__ internals, no CPU reference); the shared one has its SONAME and no
+# RUNPATH. Then an install into a scratch prefix, and examples/hello.c built
+# against it with pkg-config (shared and static) and with CMake, and run.
+exports="$BUILD/hopgemm.exports"
+so_syms=$(nm -D --defined-only "$BUILD/libhopgemm.so" 2>/dev/null | awk '$2 ~ /[TDBRVW]/ {print $3}' | sort -u)
+a_syms=$(nm "$BUILD/libhopgemm.a" 2>/dev/null | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u)
+if [ -s "$exports" ] && [ "$so_syms" = "$(cat "$exports")" ] && [ "$a_syms" = "$(cat "$exports")" ]; then
+  ok "link/exports-only-the-api"
+else bad "link/exports-only-the-api" "$(diff <(cat "$exports") <(echo "$so_syms") | head; diff <(cat "$exports") <(echo "$a_syms") | head)"; fi
+if nm "$BUILD/libhopgemm.a" "$BUILD/libhopgemm.so" 2>/dev/null | grep -qE 'hg__(ref_|f16_to|f32_to|bf16_to|to_f32|from_f32)'; then
+  bad "link/no-test-code-shipped" "$(nm "$BUILD/libhopgemm.a" | grep -E 'hg__(ref_|f16_to)' | head -3)"
+else ok "link/no-test-code-shipped"; fi
+dyn=$(readelf -d "$BUILD/libhopgemm.so" 2>/dev/null)
+if grep -q 'SONAME.*\[libhopgemm.so.0\]' <<<"$dyn" && ! grep -qE 'RUNPATH|RPATH' <<<"$dyn"; then ok "link/soname-no-runpath"
+else bad "link/soname-no-runpath" "$(grep -E 'SONAME|RUNPATH|RPATH' <<<"$dyn")"; fi
+prefix="$tmp/prefix"
+if out=$(make -s BUILD="$BUILD" CUDA_HOME="$CUDA_HOME" PREFIX="$prefix" install 2>&1) &&
+   [ -f "$prefix/include/hopgemm.h" ] && [ -f "$prefix/lib/libhopgemm.a" ] &&
+   [ "$(readlink "$prefix/lib/libhopgemm.so")" = libhopgemm.so.0 ] &&
+   [ -f "$prefix/lib/$(readlink "$prefix/lib/libhopgemm.so.0")" ] &&
+   [ -f "$prefix/lib/pkgconfig/hopgemm.pc" ] && [ -f "$prefix/lib/cmake/hopgemm/hopgemmConfig.cmake" ]; then
+  ok "install/files"; else bad "install/files" "$out$(find "$prefix" | head -20)"; fi
+# Runs a built example: the installed library's version, then either the
+# product or the no-GPU sentence.
+run_hello() { # name binary
+  local out; out=$("$2" 2>&1); local rc=$?
+  if [ $rc = 0 ] && grep -q "^hopgemm 0\." <<<"$out" && grep -qE "no GPU|: ok$" <<<"$out"; then ok "$1"
+  else bad "$1" "rc=$rc: $out"; fi
+}
+cuda_flags="-I$CUDA_HOME/include -L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64 -lcudart"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+if ! command -v pkg-config >/dev/null 2>&1; then skipped "install/pkg-config-shared" "pkg-config not installed"
+elif out=$(gcc -std=c11 -Wall -Werror examples/hello.c $(pkg-config --cflags --libs hopgemm) \
+             -Wl,-rpath,"$prefix/lib" $cuda_flags -o "$tmp/hello_pc" 2>&1); then run_hello "install/pkg-config-shared" "$tmp/hello_pc"
+else bad "install/pkg-config-shared" "$out"; fi
+if ! command -v pkg-config >/dev/null 2>&1; then skipped "install/pkg-config-static" "pkg-config not installed"
+elif out=$(gcc -std=c11 -Wall -Werror examples/hello.c $(pkg-config --cflags hopgemm) "$prefix/lib/libhopgemm.a" \
+             $(pkg-config --static --libs-only-L --libs-only-other hopgemm) \
+             $(pkg-config --static --libs-only-l hopgemm | sed 's/-lhopgemm//') $cuda_flags -o "$tmp/hello_static" 2>&1)
+then run_hello "install/pkg-config-static" "$tmp/hello_static"
+else bad "install/pkg-config-static" "$out"; fi
+if ! command -v cmake >/dev/null 2>&1; then skipped "install/cmake" "cmake not installed"
+elif out=$(cmake -S examples -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCUDAToolkit_ROOT="$CUDA_HOME" 2>&1 &&
+           cmake --build "$tmp/cmake" 2>&1); then run_hello "install/cmake" "$tmp/cmake/hello"
+else bad "install/cmake" "$(tail -15 <<<"$out")"; fi
+
 # The tool: --list works anywhere; without a GPU it says so and exits non-zero.
 if out=$("$BUILD/hopgemm-bench" --list 2>&1) && echo "$out" | grep -q generic; then
   ok "bench/list"; else bad "bench/list" "$out"; fi
