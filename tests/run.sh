@@ -124,6 +124,17 @@ else
   [ $rc -ne 0 ] && [ "$3" = 0 ] && bad "hg-tests/exit" "exit status $rc"
 fi
 
+# The Python package's tests (python/tests), against this build's library,
+# where Python has torch and pytest; they skip themselves without a GPU.
+if python3 -c "import torch, pytest" >/dev/null 2>&1; then
+  lib=$(realpath "$BUILD/libhopgemm.so")
+  out=$(cd python && HOPGEMM_LIBRARY="$lib" timeout 1200 python3 -m pytest -q -p no:cacheprovider tests 2>&1)
+  rc=$?; summary=$(tail -1 <<<"$out")
+  if [ $rc = 0 ]; then ok "python/pytest ($summary)"; else bad "python/pytest" "$(tail -30 <<<"$out")"; fi
+else
+  skipped "python/pytest" "python3 lacks torch or pytest"
+fi
+
 # compute-sanitizer over each kernel on small shapes (GPU tier).
 if [ $gpu = 1 ]; then
   if command -v compute-sanitizer >/dev/null 2>&1 || [ -x "$CUDA_HOME/bin/compute-sanitizer" ]; then

@@ -1,0 +1,158 @@
+"""hopgemm's Python package against torch and a float64 reference. Needs a
+Hopper GPU; every test is skipped, with the reason, where there is none."""
+import threading
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import hopgemm  # noqa: E402
+
+HOPPER = torch.cuda.is_available() and torch.cuda.get_device_capability(0) == (9, 0)
+needs_gpu = pytest.mark.skipif(not HOPPER, reason="needs a Hopper (sm_90) GPU")
+DTYPES = [torch.float16, torch.bfloat16]
+
+
+def test_version():
+    import re
+
+    header = open(__file__.rsplit("/python/", 1)[0] + "/include/hopgemm.h").read()
+    want = tuple(int(re.search(rf"#define HG_VERSION_{p} (\d+)", header).group(1)) for p in ("MAJOR", "MINOR", "PATCH"))
+    assert hopgemm.version() == want
+
+
+def rel_err(x, ref):
+    """Largest error over the reference's scale: max |x - ref| / max |ref|."""
+    return ((x.double() - ref).abs().max() / ref.abs().max().clamp_min(1e-30)).item()
+
+
+def ulp(dtype):
+    return 2.0**-10 if dtype == torch.float16 else 2.0**-7
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", ["TN", "TT", "NN", "NT"])
+def test_matmul_layouts(dtype, layout):
+    """Every layout read from the strides: a row-major tensor or a
+    transposed view of one, for each operand."""
+    m, n, k = 300, 260, 520
+    g = torch.Generator(device="cuda").manual_seed(1)
+    a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
+    b = torch.randn(k, n, device="cuda", dtype=dtype, generator=g)
+    # Layout letters are the GEMM literature's (DESIGN.md): A then B, T = row-major here.
+    a_in = a if layout[0] == "T" else a.t().contiguous().t()
+    b_in = b.t().contiguous().t() if layout[1] == "N" else b
+    assert a_in.stride(1 if layout[0] == "T" else 0) == 1
+    c = hopgemm.matmul(a_in, b_in)
+    ref = a.double() @ b.double()
+    assert c.dtype == dtype and c.shape == (m, n)
+    assert rel_err(c, ref) < 2 * ulp(dtype)
+
+
+@needs_gpu
+@pytest.mark.parametrize("m", [1, 16, 128, 2048])
+def test_llama3_8b_mlp_block(m):
+    """The MLP block of Llama-3-8B (4096 -> 14336 -> 4096, SwiGLU), bf16,
+    against torch and a float64 reference computed from the same bf16
+    inputs: hopgemm's error is of torch's size."""
+    d, f = 4096, 14336
+    g = torch.Generator(device="cuda").manual_seed(m)
+    x = torch.randn(m, d, device="cuda", dtype=torch.bfloat16, generator=g)
+    wg, wu = (torch.randn(f, d, device="cuda", dtype=torch.bfloat16, generator=g) * d**-0.5 for _ in range(2))
+    wd = torch.randn(d, f, device="cuda", dtype=torch.bfloat16, generator=g) * f**-0.5
+
+    def block(lin):
+        h = torch.nn.functional.silu(lin(x, wg)) * lin(x, wu)
+        return lin(h, wd)
+
+    ours = block(hopgemm.linear)
+    theirs = block(torch.nn.functional.linear)
+    xd, wgd, wud, wdd = (t.double() for t in (x, wg, wu, wd))
+    ref = (torch.nn.functional.silu(xd @ wgd.t()) * (xd @ wud.t())) @ wdd.t()
+    e_ours, e_torch = rel_err(ours, ref), rel_err(theirs, ref)
+    assert ours.shape == (m, d) and torch.isfinite(ours).all()
+    assert e_ours <= 2 * e_torch + 2 * ulp(torch.bfloat16), (e_ours, e_torch)
+
+
+@needs_gpu
+def test_linear_batched_and_bias():
+    x = torch.randn(2, 3, 64, device="cuda", dtype=torch.float16)
+    w = torch.randn(40, 64, device="cuda", dtype=torch.float16)
+    bias = torch.randn(40, device="cuda", dtype=torch.float16)
+    y = hopgemm.linear(x, w, bias)
+    ref = x.double() @ w.double().t() + bias.double()
+    assert y.shape == (2, 3, 40) and rel_err(y, ref) < 4 * ulp(torch.float16)
+
+
+@needs_gpu
+def test_current_stream_and_threads():
+    """The work runs on torch's current stream; each thread has its own handle."""
+    a = torch.randn(1024, 512, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(512, 768, device="cuda", dtype=torch.bfloat16)
+    ref = a.double() @ b.double()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        c = hopgemm.matmul(a, b)
+    s.synchronize()
+    assert rel_err(c, ref) < 2 * ulp(torch.bfloat16)
+    out = {}
+
+    def work(i):
+        with torch.cuda.stream(torch.cuda.Stream()):
+            out[i] = hopgemm.matmul(a, b)
+            torch.cuda.current_stream().synchronize()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(torch.equal(out[i], out[0]) for i in range(4))
+    assert rel_err(out[0], ref) < 2 * ulp(torch.bfloat16)
+
+
+@needs_gpu
+def test_opcheck_and_autograd():
+    a = torch.randn(64, 96, device="cuda", dtype=torch.float16, requires_grad=True)
+    b = torch.randn(96, 80, device="cuda", dtype=torch.float16, requires_grad=True)
+    torch.library.opcheck(torch.ops.hopgemm.mm.default, (a, b))
+    c = hopgemm.matmul(a, b)
+    c.float().sum().backward()
+    ga = torch.ones(64, 80, device="cuda", dtype=torch.float64) @ b.double().t()
+    gb = a.double().t() @ torch.ones(64, 80, device="cuda", dtype=torch.float64)
+    assert rel_err(a.grad, ga) < 2 * ulp(torch.float16) and rel_err(b.grad, gb) < 2 * ulp(torch.float16)
+
+
+@needs_gpu
+def test_torch_compile():
+    x = torch.randn(256, 512, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(384, 512, device="cuda", dtype=torch.bfloat16)
+
+    @torch.compile(fullgraph=True)
+    def f(x, w):
+        return torch.relu(hopgemm.linear(x, w)) * 2
+
+    y = f(x, w)
+    ref = torch.relu(x.double() @ w.double().t()) * 2
+    assert rel_err(y, ref) < 4 * ulp(torch.bfloat16)
+
+
+@needs_gpu
+def test_bad_input():
+    a = torch.randn(8, 8, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="CUDA"):
+        hopgemm.matmul(a.cpu(), a.cpu())
+    with pytest.raises(TypeError, match="float16"):
+        hopgemm.matmul(a, a.bfloat16())
+    with pytest.raises(TypeError, match="float16"):
+        hopgemm.matmul(a.float(), a.float())
+    with pytest.raises(ValueError, match="cannot be multiplied"):
+        hopgemm.matmul(a, torch.randn(9, 8, device="cuda", dtype=torch.float16))
+    with pytest.raises(ValueError, match="2-D"):
+        hopgemm.matmul(a[None], a)
+    # Empty products are fine, as in torch.
+    z = hopgemm.matmul(a[:0], a)
+    assert z.shape == (0, 8)
+    k0 = hopgemm.matmul(a[:, :0], a[:0])
+    assert torch.equal(k0, torch.zeros(8, 8, device="cuda", dtype=torch.float16))
