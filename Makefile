@@ -90,8 +90,10 @@ $(LIB_INTERNAL): $(HOST_OBJ) $(CU_OBJ) $(TESTKIT_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BENCH): tools/hopgemm-bench.c $(LIB_INTERNAL) $(HDRS)
-	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L tools/hopgemm-bench.c -o $@ $(LIB_INTERNAL) $(BENCH_LDLIBS) $(LDLIBS)
+# The tool, a folder of files by concern (tools/bench/bench.h says which).
+BENCH_SRC := $(wildcard tools/bench/*.c)
+$(BENCH): $(BENCH_SRC) tools/bench/bench.h $(LIB_INTERNAL) $(HDRS)
+	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(BENCH_SRC) -o $@ $(LIB_INTERNAL) $(BENCH_LDLIBS) $(LDLIBS)
 
 $(TESTS): tests/hg_tests.c tests/gpu_tests.c tests/gpu_stream_tests.c tests/gpu_common.h tests/testlib.h $(LIB_INTERNAL) $(HDRS)
 	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L tests/hg_tests.c tests/gpu_tests.c tests/gpu_stream_tests.c -o $@ $(LIB_INTERNAL) $(LDLIBS)

@@ -1,0 +1,420 @@
+#include "bench.h"
+
+/* ---- The device side: buffers, handles, launches ------------------------- */
+
+
+
+static bool cu(bench *b, cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return true;
+    snprintf(b->err, sizeof b->err, "%s failed: %s", what, cudaGetErrorString(e));
+    return false;
+}
+
+bool cb(bench *b, cublasStatus_t s, const char *what)
+{
+    if (s == CUBLAS_STATUS_SUCCESS) return true;
+    snprintf(b->err, sizeof b->err, "%s failed: %s", what, cublasGetStatusString(s));
+    return false;
+}
+
+void *ptr_a(const bench *b, int c) { return b->slab_a + (size_t)c * b->stride_a; }
+void *ptr_b(const bench *b, int c) { return b->slab_b + (size_t)c * b->stride_b; }
+void *ptr_c(const bench *b, int c) { return b->slab_c + (size_t)c * b->stride_c; }
+
+static cudaDataType_t cuda_type(hg_dtype d) { return d == HG_BF16 ? CUDA_R_16BF : CUDA_R_16F; }
+static cublasOperation_t cublas_op(hg_op op) { return op == HG_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; }
+
+int query_gpu(gpu_info *g, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        copy_str(err, errlen, e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports 0 devices");
+        (void)cudaGetLastError();
+        return BENCH_EXIT_NO_GPU;
+    }
+    int dev = 0;
+    struct cudaDeviceProp p;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaGetDeviceProperties(&p, dev)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&g->l2_bytes, cudaDevAttrL2CacheSize, dev)) != cudaSuccess) {
+        snprintf(err, errlen, "reading the device's properties failed: %s", cudaGetErrorString(e));
+        return BENCH_EXIT_FAIL;
+    }
+    copy_str(g->name, sizeof g->name, p.name);
+    g->cc_major = p.major;
+    g->cc_minor = p.minor;
+    g->sms = p.multiProcessorCount;
+    return 0;
+}
+
+void bench_free(bench *b)
+{
+    if (b->ev)
+        for (int i = 0; i < b->nev; i++)
+            if (b->ev[i]) (void)cudaEventDestroy(b->ev[i]);
+    free(b->ev);
+    if (b->lt_a) (void)cublasLtMatrixLayoutDestroy(b->lt_a);
+    if (b->lt_b) (void)cublasLtMatrixLayoutDestroy(b->lt_b);
+    if (b->lt_c) (void)cublasLtMatrixLayoutDestroy(b->lt_c);
+    if (b->lt_desc) (void)cublasLtMatmulDescDestroy(b->lt_desc);
+    if (b->lt) (void)cublasLtDestroy(b->lt);
+    if (b->cublas) (void)cublasDestroy(b->cublas);
+    hg_destroy(b->h);
+    (void)cudaFree(b->v6_ws);
+    (void)cudaFree(b->lt_ws);
+    (void)cudaFree(b->slab_a);
+    (void)cudaFree(b->slab_b);
+    (void)cudaFree(b->slab_c);
+    if (b->stream) (void)cudaStreamDestroy(b->stream);
+    free(b->hA);
+    free(b->hB);
+    free(b->hC);
+    free(b->hC0);
+    free(b->hCref);
+    free(b->si);
+    free(b->sj);
+    free(b->sref);
+    memset(b, 0, sizeof *b);
+}
+
+static bool host_alloc(bench *b, uint16_t **p, size_t elems)
+{
+    *p = malloc(elems * sizeof **p);
+    if (*p == NULL) snprintf(b->err, sizeof b->err, "out of host memory (%zu bytes)", elems * sizeof **p);
+    return *p != NULL;
+}
+
+/* cuBLASLt's descriptors for the row-major problem, seen column-major:
+ * C^T[n,m] = op(B)^T op(A)^T, so Lt's A is our B (op from opB), Lt's B is
+ * our A (op from opA), and each stored matrix is described as a column-major
+ * matrix of its row length (rows) by its row count (cols). */
+static bool lt_setup(bench *b)
+{
+    const options *o = b->o;
+    cublasOperation_t ta = cublas_op(o->opB), tb = cublas_op(o->opA);
+    cudaDataType_t dt = cuda_type(o->dtype);
+    if (!cb(b, cublasLtCreate(&b->lt), "cublasLtCreate") ||
+        !cb(b, cublasLtMatmulDescCreate(&b->lt_desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate") ||
+        !cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta),
+            "setting TRANSA") ||
+        !cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb),
+            "setting TRANSB"))
+        return false;
+    uint64_t a_rows = (uint64_t)(ta == CUBLAS_OP_N ? o->n : o->k), a_cols = (uint64_t)(ta == CUBLAS_OP_N ? o->k : o->n);
+    uint64_t b_rows = (uint64_t)(tb == CUBLAS_OP_N ? o->k : o->m), b_cols = (uint64_t)(tb == CUBLAS_OP_N ? o->m : o->k);
+    return cb(b, cublasLtMatrixLayoutCreate(&b->lt_a, dt, a_rows, a_cols, b->ldb), "cublasLtMatrixLayoutCreate(B)") &&
+           cb(b, cublasLtMatrixLayoutCreate(&b->lt_b, dt, b_rows, b_cols, b->lda), "cublasLtMatrixLayoutCreate(A)") &&
+           cb(b, cublasLtMatrixLayoutCreate(&b->lt_c, dt, (uint64_t)o->n, (uint64_t)o->m, b->ldc),
+              "cublasLtMatrixLayoutCreate(C)") &&
+           cu(b, cudaMalloc(&b->lt_ws, LT_WORKSPACE), "cudaMalloc(cuBLASLt workspace)");
+}
+
+/* Fills every copy with fresh values; copy 0 last, so that the host buffers
+ * end up holding it. C is poisoned (NaN bits 0xFFFF) when beta = 0, since no
+ * kernel may read it; with beta != 0 it holds known values instead. */
+static bool fill_inputs(bench *b)
+{
+    const options *o = b->o;
+    uint64_t st = b->seed;
+    for (int c = b->copies - 1; c >= 0; c--) {
+        fill_uniform(b->hA, b->na, o->dtype, &st);
+        fill_uniform(b->hB, b->nb, o->dtype, &st);
+        if (!cu(b, cudaMemcpy(ptr_a(b, c), b->hA, b->na * 2, cudaMemcpyHostToDevice), "cudaMemcpy(A)") ||
+            !cu(b, cudaMemcpy(ptr_b(b, c), b->hB, b->nb * 2, cudaMemcpyHostToDevice), "cudaMemcpy(B)"))
+            return false;
+        if (o->beta != 0.0f) {
+            fill_uniform(b->hC0, b->nc, o->dtype, &st);
+            if (!cu(b, cudaMemcpy(ptr_c(b, c), b->hC0, b->nc * 2, cudaMemcpyHostToDevice), "cudaMemcpy(C)"))
+                return false;
+        }
+    }
+    if (o->beta == 0.0f &&
+        !cu(b, cudaMemset(b->slab_c, 0xFF, b->stride_c * (size_t)b->copies), "cudaMemset(C, NaN)"))
+        return false;
+    /* The check trusts what the device holds, so read copy 0 back. These
+     * copies ran on the legacy stream, which does not order with the
+     * (non-blocking) measuring stream: finish them all before any launch. */
+    return cu(b, cudaMemcpy(b->hA, ptr_a(b, 0), b->na * 2, cudaMemcpyDeviceToHost), "cudaMemcpy(A back)") &&
+           cu(b, cudaMemcpy(b->hB, ptr_b(b, 0), b->nb * 2, cudaMemcpyDeviceToHost), "cudaMemcpy(B back)") &&
+           cu(b, cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+static hg__problem host_problem(const bench *b)
+{
+    const options *o = b->o;
+    hg__problem p;
+    memset(&p, 0, sizeof p);
+    p.opA = o->opA;
+    p.opB = o->opB;
+    p.m = o->m;
+    p.n = o->n;
+    p.k = o->k;
+    p.alpha = o->alpha;
+    p.beta = o->beta;
+    p.lda = b->lda;
+    p.ldb = b->ldb;
+    p.ldc = b->ldc;
+    p.dtype = o->dtype;
+    return p;
+}
+
+/* The entries the check compares with the float64 reference: all of them
+ * when C is small, else the four corners (edge tiles) and random others. The
+ * reference is computed once here and serves every kernel of the process. */
+static bool choose_samples(bench *b)
+{
+    const options *o = b->o;
+    int64_t want = o->check_full ? SAMPLES_CHECK : SAMPLES_DEFAULT;
+    int64_t total = o->m * o->n;
+    b->nsamp = total <= want ? total : want;
+    b->si = malloc((size_t)b->nsamp * sizeof *b->si);
+    b->sj = malloc((size_t)b->nsamp * sizeof *b->sj);
+    b->sref = malloc((size_t)b->nsamp * sizeof *b->sref);
+    if (!b->si || !b->sj || !b->sref) {
+        snprintf(b->err, sizeof b->err, "out of host memory for the check's samples");
+        return false;
+    }
+    uint64_t st = b->seed ^ 0x5DEECE66Dull;
+    for (int64_t s = 0; s < b->nsamp; s++) {
+        if (total <= want) {
+            b->si[s] = s / o->n;
+            b->sj[s] = s % o->n;
+        } else if (s < 4) {
+            b->si[s] = (s & 1) ? o->m - 1 : 0;
+            b->sj[s] = (s & 2) ? o->n - 1 : 0;
+        } else {
+            b->si[s] = (int64_t)(rng_next(&st) % (uint64_t)o->m);
+            b->sj[s] = (int64_t)(rng_next(&st) % (uint64_t)o->n);
+        }
+    }
+    fprintf(stderr, TOOL ": computing the float64 reference of %lld entries\n", (long long)b->nsamp);
+    hg__problem p = host_problem(b);
+    for (int64_t s = 0; s < b->nsamp; s++) b->sref[s] = hg__ref_element(&p, b->hA, b->hB, b->hC0, b->si[s], b->sj[s]);
+    return true;
+}
+
+
+
+/* A V6 ablation: the library's internal entry, on the handle's stream. */
+static lstatus launch_v6_variant(bench *b, int variant, const void *A, const void *B, void *C, char *err, size_t n)
+{
+    hg__problem p = host_problem(b);
+    p.A = A;
+    p.B = B;
+    p.C = C;
+    hg__err e;
+    e.msg[0] = '\0';
+    hg_status s = hg__v6_launch_variant(&p, &b->dev, (struct CUstream_st *)b->stream, &e, variant);
+    if (s == HG_STATUS_SUCCESS) return L_OK;
+    copy_str(err, n, e.msg);
+    return s == HG_STATUS_NOT_SUPPORTED ? L_NA : L_ERR;
+}
+
+static lstatus launch_on(bench *b, const launcher *l, const void *A, const void *B, void *C, char *err, size_t n)
+{
+    const options *o = b->o;
+    float alpha = o->alpha, beta = o->beta;
+    if (l->kind == SEL_HG && l->variant > 0) return launch_v6_variant(b, l->variant, A, B, C, err, n);
+    if (l->kind == SEL_HG) {
+        hg_status s = hg_gemm(b->h, o->opA, o->opB, o->m, o->n, o->k, alpha, A, b->lda, B, b->ldb, beta, C, b->ldc,
+                              o->dtype);
+        if (s == HG_STATUS_SUCCESS) return L_OK;
+        copy_str(err, n, hg_last_error(b->h));
+        return s == HG_STATUS_NOT_SUPPORTED ? L_NA : L_ERR;
+    }
+    cublasStatus_t s;
+    const char *what;
+    if (l->kind == SEL_CUBLAS) {
+        /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
+        cudaDataType_t dt = cuda_type(o->dtype);
+        s = cublasGemmEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m, (int)o->k, &alpha, B,
+                         dt, (int)b->ldb, A, dt, (int)b->lda, &beta, C, dt, (int)b->ldc, CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT);
+        what = "cublasGemmEx";
+    } else {
+        s = cublasLtMatmul(b->lt, b->lt_desc, &alpha, B, b->lt_a, A, b->lt_b, &beta, C, b->lt_c, C, b->lt_c, l->algo,
+                           b->lt_ws, LT_WORKSPACE, b->stream);
+        what = "cublasLtMatmul";
+    }
+    if (s == CUBLAS_STATUS_SUCCESS) return L_OK;
+    snprintf(err, n, "%s failed: %s", what, cublasGetStatusString(s));
+    return L_ERR;
+}
+
+lstatus launch_copy(bench *b, const launcher *l, int c, char *err, size_t n)
+{
+    return launch_on(b, l, ptr_a(b, c), ptr_b(b, c), ptr_c(b, c), err, n);
+}
+
+lstatus cuda_status(cudaError_t e, const char *what, char *err, size_t n)
+{
+    if (e == cudaSuccess) return L_OK;
+    snprintf(err, n, "%s failed: %s", what, cudaGetErrorString(e));
+    return L_ERR;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+/* cudaStreamSynchronize with a deadline: a kernel that deadlocks (a barrier
+ * phase bug, say) would otherwise hold the tool, and the GPU, forever. It
+ * polls only after everything is queued, so the timing does not see it. */
+lstatus wait_stream(bench *b, const char *what, char *err, size_t n)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        cudaError_t e = cudaStreamQuery(b->stream);
+        if (e == cudaSuccess) return L_OK;
+        if (e != cudaErrorNotReady) return cuda_status(e, what, err, n);
+        if (b->o->timeout > 0.0 && seconds_since(&t0) > b->o->timeout) {
+            b->hung = b->dead = true;
+            snprintf(err, n, "%s did not finish within %g s (a hang?)", what, b->o->timeout);
+            return L_ERR;
+        }
+        sleep_seconds(2e-4);
+    }
+}
+
+/* warmup launches, then repeat launches each between its own pair of events,
+ * all queued back to back so the GPU never idles between them; times[i] gets
+ * launch i's milliseconds. Launches rotate through the copies. With profile,
+ * the timed launches are the only ones inside cudaProfilerStart/Stop, which
+ * is what an ncu child (ncu --profile-from-start off) profiles. */
+lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool profile, double *times,
+                             char *err, size_t n)
+{
+    lstatus st = L_OK;
+    int next = 0;
+    for (int i = 0; i < warmup && st == L_OK; i++, next++) st = launch_copy(b, l, next % b->copies, err, n);
+    if (st == L_OK && profile) st = cuda_status(cudaProfilerStart(), "cudaProfilerStart", err, n);
+    for (int i = 0; i < repeat && st == L_OK; i++, next++) {
+        st = cuda_status(cudaEventRecord(b->ev[2 * i], b->stream), "cudaEventRecord", err, n);
+        if (st == L_OK) st = launch_copy(b, l, next % b->copies, err, n);
+        if (st == L_OK) st = cuda_status(cudaEventRecord(b->ev[2 * i + 1], b->stream), "cudaEventRecord", err, n);
+    }
+    /* Drain whatever was queued, even after a failed launch. */
+    lstatus sync = wait_stream(b, "the kernel", err, n);
+    if (profile && !b->hung) (void)cudaProfilerStop();
+    if (st != L_OK) return st;
+    if (sync != L_OK) return sync;
+    for (int i = 0; i < repeat; i++) {
+        float ms = 0.0f;
+        st = cuda_status(cudaEventElapsedTime(&ms, b->ev[2 * i], b->ev[2 * i + 1]), "cudaEventElapsedTime", err, n);
+        if (st != L_OK) return st;
+        times[i] = ms;
+    }
+    return L_OK;
+}
+
+/* Everything after the handle: stream, cuBLAS, events, buffers, inputs. */
+static bool bench_setup(bench *b)
+{
+    const options *o = b->o;
+    if (!cu(b, cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking), "cudaStreamCreate")) return false;
+    if (hg_set_stream(b->h, b->stream) != HG_STATUS_SUCCESS) {
+        snprintf(b->err, sizeof b->err, "hg_set_stream: %s", hg_last_error(b->h));
+        return false;
+    }
+    if (!cb(b, cublasCreate(&b->cublas), "cublasCreate") ||
+        !cb(b, cublasSetStream(b->cublas, b->stream), "cublasSetStream") || !lt_setup(b))
+        return false;
+    b->nev = 2 * (o->repeat > CAND_REPEAT ? o->repeat : CAND_REPEAT);
+    b->ev = calloc((size_t)b->nev, sizeof *b->ev);
+    if (b->ev == NULL) {
+        snprintf(b->err, sizeof b->err, "out of host memory");
+        return false;
+    }
+    for (int i = 0; i < b->nev; i++)
+        if (!cu(b, cudaEventCreate(&b->ev[i]), "cudaEventCreate")) return false;
+    if (!cu(b, cudaMalloc((void **)&b->slab_a, b->stride_a * (size_t)b->copies), "cudaMalloc(A)") ||
+        !cu(b, cudaMalloc((void **)&b->slab_b, b->stride_b * (size_t)b->copies), "cudaMalloc(B)") ||
+        !cu(b, cudaMalloc((void **)&b->slab_c, b->stride_c * (size_t)b->copies), "cudaMalloc(C)"))
+        return false;
+    if (!host_alloc(b, &b->hA, b->na) || !host_alloc(b, &b->hB, b->nb) || !host_alloc(b, &b->hC, b->nc) ||
+        (o->beta != 0.0f && !host_alloc(b, &b->hC0, b->nc)))
+        return false;
+    fprintf(stderr, TOOL ": seed %llu, %d cop%s of A, B, C (%.1f MiB each set, L2 %.1f MiB)\n",
+            (unsigned long long)b->seed, b->copies, b->copies == 1 ? "y" : "ies", (double)set_bytes_of(o) / 1048576.0,
+            (double)b->gpu.l2_bytes / 1048576.0);
+    /* An ncu child compares nothing. */
+    return fill_inputs(b) && (o->mode == MODE_NCU_CHILD || choose_samples(b));
+}
+
+/* Returns 0, BENCH_EXIT_NO_GPU or BENCH_EXIT_FAIL, with b->err set. */
+int bench_init(bench *b, const options *o)
+{
+    memset(b, 0, sizeof *b);
+    b->o = o;
+    b->seed = o->seed;
+    char why[ERR_LEN];
+    int rc = query_gpu(&b->gpu, why, sizeof why);
+    if (rc != 0) {
+        copy_str(b->err, sizeof b->err, why);
+        return rc;
+    }
+    shape_sizes(o, &b->na, &b->nb, &b->nc, &b->lda, &b->ldb, &b->ldc);
+    b->copies = copies_for(set_bytes_of(o), b->gpu.l2_bytes);
+    /* 256-byte aligned copies: what TMA (16) and cuBLAS (256) like best. */
+    b->stride_a = round_up(b->na * 2, 256);
+    b->stride_b = round_up(b->nb * 2, 256);
+    b->stride_c = round_up(b->nc * 2, 256);
+    b->rtol = check_rtol(o->dtype);
+    b->atol = check_atol(o);
+    hg_status hs = hg_create(&b->h);
+    if (hs != HG_STATUS_SUCCESS) {
+        snprintf(b->err, sizeof b->err, "hg_create: %s: %s", hg_status_string(hs), hg_last_error(NULL));
+        return hs == HG_STATUS_NO_DEVICE ? BENCH_EXIT_NO_GPU : BENCH_EXIT_FAIL;
+    }
+    /* The device as the handle sees it, for the direct launches of the V6
+     * ablations, with a workspace of their own; set up once, outside the
+     * timed launches. */
+    b->dev = *hg__handle_device(b->h);
+    size_t ws_bytes = 0;
+    if (hg_get_max_workspace_size(b->h, &ws_bytes) != HG_STATUS_SUCCESS ||
+        !cu(b, cudaMalloc(&b->v6_ws, ws_bytes), "cudaMalloc(V6 workspace)") ||
+        !cu(b, cudaMemset(b->v6_ws, 0, ws_bytes), "cudaMemset(V6 workspace)"))
+        return BENCH_EXIT_FAIL;
+    b->dev.workspace = b->v6_ws;
+    b->dev.workspace_bytes = ws_bytes;
+    return bench_setup(b) ? 0 : BENCH_EXIT_FAIL;
+}
+
+/* cuBLAS's output on copy 0, for --check's elementwise comparison. */
+bool cublas_reference(bench *b)
+{
+    const options *o = b->o;
+    void *dc = NULL;
+    char err[ERR_LEN] = "";
+    launcher l = {SEL_CUBLAS, NULL, 0};
+    bool ok = host_alloc(b, &b->hCref, b->nc) && cu(b, cudaMalloc(&dc, b->stride_c), "cudaMalloc(C ref)");
+    if (ok && o->beta == 0.0f) ok = cu(b, cudaMemsetAsync(dc, 0xFF, b->nc * 2, b->stream), "cudaMemsetAsync");
+    if (ok && o->beta != 0.0f)
+        ok = cu(b, cudaMemcpyAsync(dc, b->hC0, b->nc * 2, cudaMemcpyHostToDevice, b->stream), "cudaMemcpyAsync");
+    if (ok && launch_on(b, &l, ptr_a(b, 0), ptr_b(b, 0), dc, err, sizeof err) != L_OK) {
+        copy_str(b->err, sizeof b->err, err);
+        ok = false;
+    }
+    if (ok && wait_stream(b, "cuBLAS's reference", err, sizeof err) != L_OK) {
+        copy_str(b->err, sizeof b->err, err);
+        ok = false;
+    }
+    if (ok) ok = cu(b, cudaMemcpy(b->hCref, dc, b->nc * 2, cudaMemcpyDeviceToHost), "cudaMemcpy(C ref)");
+    if (!b->hung) (void)cudaFree(dc); /* cudaFree would wait for a hung kernel */
+    return ok;
+}
+
+/* After a failed launch or sync: is the context still usable? A sticky error
+ * (an illegal address, say) ends every later CUDA call in this process. */
+void note_health(bench *b)
+{
+    if (b->hung) return; /* synchronizing would wait forever */
+    (void)cudaGetLastError();
+    if (cudaDeviceSynchronize() != cudaSuccess) b->dead = true;
+}

@@ -1,0 +1,290 @@
+#include "bench.h"
+
+/* ---- Options ------------------------------------------------------------- */
+
+
+
+/* The V6 ablations (docs/v6.md): V6 with one mechanism taken away at a time. */
+const char *const v6_variants[] = {NULL, "v6-no-multicast", "v6-not-persistent", "v6-thread-epilogue",
+                                          "v6-no-stream-k"};
+
+
+
+/* Copies src into dst (n bytes), cut short when it does not fit: notes and
+ * messages are for people, and a cut one still says what happened. */
+void copy_str(char *dst, size_t n, const char *src)
+{
+    size_t len = strlen(src);
+    if (len >= n) len = n - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+const char *dtype_name(hg_dtype d) { return d == HG_BF16 ? "bf16" : "f16"; }
+
+void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " TOOL " [options]\n"
+            "Times hopgemm's kernels and two cuBLAS baselines on one GEMM, row-major\n"
+            "C[m,n] = alpha op(A) op(B) + beta C, and checks each result.\n"
+            "\n"
+            "  --kernel NAME[,NAME...]  what to measure: a kernel of --list, auto, cublas,\n"
+            "                           cublas-best, or all (default: all). cublas and\n"
+            "                           cublas-best are always measured too.\n"
+            "  -m N  -n N  -k N         the shape (default 8192 each)\n"
+            "  --layout TN|TT|NN|NT     TN: opA=N opB=T (default); TT: N,N; NN: T,T; NT: T,N\n"
+            "  --dtype f16|bf16         element type of A, B, C (default f16)\n"
+            "  --alpha X  --beta X      the scalars (default 1 and 0)\n"
+            "  --repeat N               timed launches per kernel (default 30)\n"
+            "  --warmup N               warm-up launches per kernel (default 5)\n"
+            "  --cooldown S             seconds of idle before each kernel (default 3)\n"
+            "  --timeout S              give up on a kernel that has not finished after S\n"
+            "                           seconds, a hang (default 120; 0: wait forever)\n"
+            "  --fresh N                run the measurement in N fresh processes and\n"
+            "                           report the median of their medians\n"
+            "  --check                  check harder: 16384 sampled entries against the\n"
+            "                           float64 reference, and every entry against cuBLAS\n"
+            "  --seed N                 seed of the input RNG (default: new every run)\n"
+            "  --csv FILE               append result rows to FILE (header if new)\n"
+            "  --json FILE              write the result rows to FILE as a JSON array\n"
+            "  --ncu                    also profile one launch per kernel under Nsight\n"
+            "                           Compute: tensor pipe active %%, SM clock\n"
+            "  --list                   list the kernels and exit (needs no GPU)\n"
+            "  --help                   this text\n"
+            "\n"
+            "Exit status: 0 all good; 1 a check or a kernel failed; 2 no CUDA GPU;\n"
+            "64 bad command line. See docs/benchmarking.md.\n");
+}
+
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, TOOL ": ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see --help)\n");
+    va_end(ap);
+    return BENCH_EXIT_USAGE;
+}
+
+static bool parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < lo || v > hi) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+static bool parse_f64(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi)) return false;
+    *out = v;
+    return true;
+}
+
+/* Resolves one name of --kernel: cublas, cublas-best, or any name that
+ * hg_kernel_name knows (registered or not: an unregistered one becomes "n/a"
+ * with the library's reason instead of a command-line error). */
+static bool resolve_name(const char *name, sel *out)
+{
+    memset(out, 0, sizeof *out);
+    if (strcasecmp(name, "cublas") == 0) {
+        snprintf(out->name, sizeof out->name, "cublas");
+        out->kind = SEL_CUBLAS;
+        return true;
+    }
+    if (strcasecmp(name, "cublas-best") == 0) {
+        snprintf(out->name, sizeof out->name, "cublas-best");
+        out->kind = SEL_CUBLAS_BEST;
+        return true;
+    }
+    for (int v = 1; v < V6_VARIANTS; v++) {
+        if (strcasecmp(name, v6_variants[v]) == 0) {
+            copy_str(out->name, sizeof out->name, v6_variants[v]);
+            out->kind = SEL_HG;
+            out->id = HG_KERNEL_V6;
+            out->variant = v;
+            return true;
+        }
+    }
+    for (int id = 0; id < 64; id++) {
+        const char *kn = hg_kernel_name((hg_kernel)id);
+        if (kn != NULL && strcasecmp(kn, name) == 0) {
+            copy_str(out->name, sizeof out->name, kn);
+            out->kind = SEL_HG;
+            out->id = (hg_kernel)id;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool add_sel(options *o, const sel *s)
+{
+    for (int i = 0; i < o->nsel; i++)
+        if (strcmp(o->sels[i].name, s->name) == 0) return true;
+    if (o->nsel == MAX_SEL) return false;
+    o->sels[o->nsel++] = *s;
+    return true;
+}
+
+/* --kernel's list, "all" expanded to the registered kernels in the table's
+ * order, then both baselines (the ratio needs cublas-best) except in an ncu
+ * child, which profiles exactly the one it was given. */
+int build_selection(options *o)
+{
+    char buf[512];
+    if (strlen(o->kernel_arg) >= sizeof buf) return usage_error("--kernel list too long: '%s'", o->kernel_arg);
+    strcpy(buf, o->kernel_arg);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        sel s;
+        if (strcasecmp(tok, "all") == 0) {
+            for (int i = 0; i < hg_kernel_count(); i++) {
+                memset(&s, 0, sizeof s);
+                const char *kn = hg_kernel_info(i, &s.id, NULL);
+                if (kn == NULL) continue;
+                copy_str(s.name, sizeof s.name, kn);
+                s.kind = SEL_HG;
+                if (!add_sel(o, &s)) return usage_error("too many kernels in '%s'", o->kernel_arg);
+            }
+            continue;
+        }
+        if (!resolve_name(tok, &s)) return usage_error("unknown kernel '%s'; --list shows them", tok);
+        if (!add_sel(o, &s)) return usage_error("too many kernels in '%s'", o->kernel_arg);
+    }
+    if (o->mode != MODE_NCU_CHILD) {
+        sel s;
+        if (!resolve_name("cublas", &s) || !add_sel(o, &s)) return usage_error("%s", "too many kernels");
+        if (!resolve_name("cublas-best", &s) || !add_sel(o, &s)) return usage_error("%s", "too many kernels");
+    }
+    if (o->nsel == 0) return usage_error("--kernel '%s' names no kernel", o->kernel_arg);
+    return 0;
+}
+
+static bool set_layout(options *o, const char *v)
+{
+    static const struct {
+        const char *name;
+        hg_op a, b;
+    } layouts[] = {{"TN", HG_OP_N, HG_OP_T}, {"TT", HG_OP_N, HG_OP_N}, {"NN", HG_OP_T, HG_OP_T}, {"NT", HG_OP_T, HG_OP_N}};
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        if (strcasecmp(v, layouts[i].name) == 0) {
+            o->layout = layouts[i].name;
+            o->opA = layouts[i].a;
+            o->opB = layouts[i].b;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* One option and its value ("--x v" or "--x=v"). */
+static int parse_option(options *o, const char *name, const char *v)
+{
+    int64_t i64;
+    double f;
+    if (strcmp(name, "--kernel") == 0) {
+        o->kernel_arg = v;
+    } else if (strcmp(name, "-m") == 0 || strcmp(name, "-n") == 0 || strcmp(name, "-k") == 0) {
+        if (!parse_i64(v, 1, INT32_MAX, &i64)) return usage_error("bad size '%s' (1 to 2^31 - 1)", v);
+        *(name[1] == 'm' ? &o->m : name[1] == 'n' ? &o->n : &o->k) = i64;
+    } else if (strcmp(name, "--layout") == 0) {
+        if (!set_layout(o, v)) return usage_error("bad layout '%s' (TN, TT, NN or NT)", v);
+    } else if (strcmp(name, "--dtype") == 0) {
+        if (strcasecmp(v, "f16") == 0 || strcasecmp(v, "fp16") == 0) o->dtype = HG_F16;
+        else if (strcasecmp(v, "bf16") == 0) o->dtype = HG_BF16;
+        else return usage_error("bad dtype '%s' (f16 or bf16)", v);
+    } else if (strcmp(name, "--alpha") == 0 || strcmp(name, "--beta") == 0) {
+        if (!parse_f64(v, -1e30, 1e30, &f)) return usage_error("bad scalar '%s'", v);
+        *(name[2] == 'a' ? &o->alpha : &o->beta) = (float)f;
+    } else if (strcmp(name, "--repeat") == 0) {
+        if (!parse_i64(v, 1, 100000, &i64)) return usage_error("bad --repeat '%s' (1 to 100000)", v);
+        o->repeat = (int)i64;
+    } else if (strcmp(name, "--warmup") == 0) {
+        if (!parse_i64(v, 0, 100000, &i64)) return usage_error("bad --warmup '%s' (0 to 100000)", v);
+        o->warmup = (int)i64;
+    } else if (strcmp(name, "--cooldown") == 0) {
+        if (!parse_f64(v, 0.0, 3600.0, &f)) return usage_error("bad --cooldown '%s' (0 to 3600 s)", v);
+        o->cooldown = f;
+    } else if (strcmp(name, "--timeout") == 0) {
+        if (!parse_f64(v, 0.0, 1e6, &f)) return usage_error("bad --timeout '%s' (0 to 1e6 s)", v);
+        o->timeout = f;
+    } else if (strcmp(name, "--fresh") == 0) {
+        if (!parse_i64(v, 0, MAX_FRESH, &i64)) return usage_error("bad --fresh '%s' (0 to 100)", v);
+        o->fresh = (int)i64;
+    } else if (strcmp(name, "--seed") == 0) {
+        if (!parse_i64(v, 0, INT64_MAX, &i64)) return usage_error("bad --seed '%s'", v);
+        o->seed = (uint64_t)i64;
+        o->seed_set = true;
+    } else if (strcmp(name, "--csv") == 0) {
+        o->csv = v;
+    } else if (strcmp(name, "--json") == 0) {
+        o->json = v;
+    } else {
+        return usage_error("unknown option '%s'", name);
+    }
+    return 0;
+}
+
+int parse_args(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kernel_arg = "all";
+    o->m = o->n = o->k = 8192;
+    set_layout(o, "TN");
+    o->dtype = HG_F16;
+    o->alpha = 1.0f;
+    o->beta = 0.0f;
+    o->repeat = 30;
+    o->warmup = 5;
+    o->cooldown = 3.0;
+    o->timeout = 120.0;
+    o->mode = MODE_MAIN;
+    static const char *const flags[] = {"--check", "--list", "--ncu", "--help", "-h", FLAG_CHILD, FLAG_NCU_CHILD};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool is_flag = false;
+        for (size_t j = 0; j < sizeof flags / sizeof flags[0]; j++) is_flag |= strcmp(a, flags[j]) == 0;
+        if (is_flag) {
+            if (strcmp(a, "--check") == 0) o->check_full = true;
+            else if (strcmp(a, "--list") == 0) o->list = true;
+            else if (strcmp(a, "--ncu") == 0) o->ncu = true;
+            else if (strcmp(a, FLAG_CHILD) == 0) o->mode = MODE_CHILD;
+            else if (strcmp(a, FLAG_NCU_CHILD) == 0) o->mode = MODE_NCU_CHILD;
+            else o->help = true;
+            continue;
+        }
+        char name[32];
+        const char *v;
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        if (eq != NULL) {
+            size_t len = (size_t)(eq - a);
+            if (len >= sizeof name) return usage_error("unknown option '%s'", a);
+            memcpy(name, a, len);
+            name[len] = '\0';
+            v = eq + 1;
+        } else {
+            if (a[0] != '-') return usage_error("unexpected argument '%s'", a);
+            if (strlen(a) >= sizeof name) return usage_error("unknown option '%s'", a);
+            strcpy(name, a);
+            if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
+            v = argv[++i];
+        }
+        int rc = parse_option(o, name, v);
+        if (rc) return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,113 @@
+#include "bench.h"
+
+/* ---- Small helpers ----------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorts v). */
+double median(double *v, int n)
+{
+    if (n <= 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void sleep_seconds(double s)
+{
+    if (s <= 0.0) return;
+    struct timespec ts;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+    }
+}
+
+double tflops(const options *o, double ms)
+{
+    return 2.0 * (double)o->m * (double)o->n * (double)o->k / (ms * 1e9);
+}
+
+/* splitmix64: fast, and plenty for test data. */
+uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1): never zeros, which run faster and hide unwritten outputs. */
+void fill_uniform(uint16_t *h, size_t count, hg_dtype dt, uint64_t *state)
+{
+    for (size_t i = 0; i < count; i++) {
+        float u = (float)(rng_next(state) >> 40) * (1.0f / 16777216.0f);
+        h[i] = hg__from_f32(2.0f * u - 1.0f, dt);
+    }
+}
+
+/* Copies of A, B, C needed so that one pass over them exceeds twice the L2. */
+int copies_for(size_t set_bytes, int l2_bytes)
+{
+    if (l2_bytes <= 0 || set_bytes == 0 || set_bytes >= 2 * (size_t)l2_bytes) return 1;
+    return (int)(2 * (size_t)l2_bytes / set_bytes) + 1;
+}
+
+size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+/* Elements of A, B, C as the layout stores them (leading dimensions minimal). */
+void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *lda, int64_t *ldb,
+                        int64_t *ldc)
+{
+    *na = (size_t)o->m * (size_t)o->k;
+    *nb = (size_t)o->k * (size_t)o->n;
+    *nc = (size_t)o->m * (size_t)o->n;
+    *lda = o->opA == HG_OP_N ? o->k : o->m;
+    *ldb = o->opB == HG_OP_N ? o->n : o->k;
+    *ldc = o->n;
+}
+
+size_t set_bytes_of(const options *o)
+{
+    size_t na, nb, nc;
+    int64_t lda, ldb, ldc;
+    shape_sizes(o, &na, &nb, &nc, &lda, &ldb, &ldc);
+    return 2 * (na + nb + nc);
+}
+
+/* The check's bound |x - ref| <= atol + rtol |ref|: rtol is one unit in the
+ * last place of the output type (rounding the result costs half of that);
+ * atol grows like sqrt(k), as the rounding error of a k-term sum does. */
+double check_rtol(hg_dtype dt) { return dt == HG_BF16 ? ldexp(1.0, -7) : ldexp(1.0, -10); }
+
+double check_atol(const options *o)
+{
+    return check_rtol(o->dtype) * (1.0 + fabs((double)o->alpha) * sqrt((double)o->k));
+}
+
+/* ---- Results ------------------------------------------------------------- */
+
+
+const char *status_name(rstatus s)
+{
+    switch (s) {
+    case ST_OK: return "ok";
+    case ST_NA: return "n/a";
+    case ST_FAIL: return "FAIL";
+    case ST_ERROR: return "error";
+    }
+    return "?";
+}
+
+
+void result_init(result *r, const char *name)
+{
+    memset(r, 0, sizeof *r);
+    copy_str(r->name, sizeof r->name, name);
+    r->ms = r->ms_lo = r->ms_hi = NAN;
+    r->max_err = r->mean_err = r->rel_fro = r->vs_max = NAN;
+    r->gmma_pct = r->hmma_pct = r->tensor_pct = r->clock_mhz = r->ncu_ms = NAN;
+}
