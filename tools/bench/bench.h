@@ -53,6 +53,7 @@ enum { BENCH_EXIT_OK = 0, BENCH_EXIT_FAIL = 1, BENCH_EXIT_NO_GPU = 2, BENCH_EXIT
 #define SAMPLES_CHECK 16384
 #define MAX_FRESH 100
 #define SHOW_MISMATCHES 5
+#define HOST_CALLS 64 /* launches whose host time is averaged (time_host) */
 #define CHILD_TAG "@hgb"
 
 /* The hidden flags of the processes the tool starts itself. */
@@ -84,6 +85,7 @@ typedef struct {
     sel sels[MAX_SEL];
     int nsel;
     int64_t m, n, k;
+    int64_t lda, ldb, ldc; /* as asked (--lda ...); 0: the smallest the layout allows */
     const char *layout; /* "TN", "TT", "NN", "NT" */
     hg_op opA, opB;
     hg_dtype dtype;
@@ -94,6 +96,7 @@ typedef struct {
     int fresh;
     bool check_full;
     const char *csv, *json;
+    const char *shapes; /* --shapes FILE: a sweep, one product a line */
     bool ncu, list, help;
     bool seed_set;
     uint64_t seed;
@@ -107,6 +110,7 @@ typedef struct {
     rstatus status;
     bool timed;          /* ms, ms_lo, ms_hi hold a measurement */
     double ms, ms_lo, ms_hi; /* median, and the lowest and highest of what it was taken over */
+    double host_us;      /* host time per call, launches queued back to back (NaN: not measured) */
     int nproc;           /* processes that contributed (--fresh) */
     bool checked;
     int64_t samples;     /* entries compared with the float64 reference */
@@ -197,14 +201,14 @@ typedef struct {
     double best_ms; /* cublas-best's ms, NaN when it has none */
 } report;
 
-#define NFIELDS 34
+#define NFIELDS 38
 typedef struct {
     const char *key;
     char val[320];
     bool num; /* a number, or empty (JSON null) */
 } field;
 
-#define TCOLS 12
+#define TCOLS 13
 #define TROWS (MAX_SEL + 1)
 typedef struct {
     int ncol;
@@ -217,6 +221,9 @@ const char *dtype_name(hg_dtype d);
 void usage(FILE *f);
 int build_selection(options *o);
 int parse_args(int argc, char **argv, options *o);
+bool set_layout(options *o, const char *v);
+/* --shapes: runs `one` on every product of the file (sweep.c). */
+int run_sweep(const options *o, int (*one)(const options *o));
 double median(double *v, int n);
 void sleep_seconds(double s);
 double tflops(const options *o, double ms);
@@ -242,6 +249,7 @@ lstatus cuda_status(cudaError_t e, const char *what, char *err, size_t n);
 lstatus wait_stream(bench *b, const char *what, char *err, size_t n);
 lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool profile, double *times,
                              char *err, size_t n);
+lstatus time_host(bench *b, const launcher *l, double *us, char *err, size_t n);
 int bench_init(bench *b, const options *o);
 bool cublas_reference(bench *b);
 void note_health(bench *b);

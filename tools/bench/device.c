@@ -287,6 +287,24 @@ lstatus wait_stream(bench *b, const char *what, char *err, size_t n)
  * launch i's milliseconds. Launches rotate through the copies. With profile,
  * the timed launches are the only ones inside cudaProfilerStart/Stop, which
  * is what an ncu child (ncu --profile-from-start off) profiles. */
+/* The host's time per call: HOST_CALLS launches queued back to back (the
+ * stream's queue holds them all, so no call waits for the GPU), timed with
+ * the monotonic clock, then drained. What a framework pays per product on
+ * its CPU thread: validation, planning, tensor maps, the launch itself. */
+lstatus time_host(bench *b, const launcher *l, double *us, char *err, size_t n)
+{
+    lstatus st = wait_stream(b, "the previous launches", err, n);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < HOST_CALLS && st == L_OK; i++) st = launch_copy(b, l, i % b->copies, err, n);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    lstatus sync = wait_stream(b, "the host-timed launches", err, n);
+    if (st != L_OK) return st;
+    if (sync != L_OK) return sync;
+    *us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / HOST_CALLS;
+    return L_OK;
+}
+
 lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool profile, double *times,
                              char *err, size_t n)
 {

@@ -31,6 +31,9 @@ void add_problem_args(arglist *a, const options *o, const char *kernels, bool fo
     arg_add(a, "-k");
     arg_add(a, "%lld", (long long)o->k);
     arg_add(a, "--layout=%s", o->layout);
+    if (o->lda) arg_add(a, "--lda=%lld", (long long)o->lda);
+    if (o->ldb) arg_add(a, "--ldb=%lld", (long long)o->ldb);
+    if (o->ldc) arg_add(a, "--ldc=%lld", (long long)o->ldc);
     arg_add(a, "--dtype=%s", dtype_name(o->dtype));
     arg_add(a, "--alpha=%.9g", (double)o->alpha);
     arg_add(a, "--beta=%.9g", (double)o->beta);
@@ -97,9 +100,10 @@ void print_child_row(const result *r)
     char note[NOTE_LEN];
     copy_str(note, sizeof note, r->note);
     sanitize(note);
-    printf(CHILD_TAG "\trow\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%lld\t%d\t%lld\t%.9g\t%s\n", r->name,
-           (int)r->status, (int)r->timed, r->ms, r->ms_lo, r->ms_hi, (int)r->checked, (long long)r->samples, r->max_err,
-           r->mean_err, r->rel_fro, (long long)r->bad, (int)r->vs_done, (long long)r->vs_bad, r->vs_max, note[0] ? note : "-");
+    printf(CHILD_TAG "\trow\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%lld\t%d\t%lld\t%.9g\t%.9g\t%s\n",
+           r->name, (int)r->status, (int)r->timed, r->ms, r->ms_lo, r->ms_hi, (int)r->checked, (long long)r->samples,
+           r->max_err, r->mean_err, r->rel_fro, (long long)r->bad, (int)r->vs_done, (long long)r->vs_bad, r->vs_max,
+           r->host_us, note[0] ? note : "-");
 }
 
 static bool parse_child_row(char *line, result *r)
@@ -108,7 +112,7 @@ static bool parse_child_row(char *line, result *r)
     int nf = 0;
     char *save = NULL;
     for (char *t = strtok_r(line, "\t\n", &save); t && nf < 20; t = strtok_r(NULL, "\t\n", &save)) f[nf++] = t;
-    if (nf != 18 || strcmp(f[0], CHILD_TAG) != 0 || strcmp(f[1], "row") != 0) return false;
+    if (nf != 19 || strcmp(f[0], CHILD_TAG) != 0 || strcmp(f[1], "row") != 0) return false;
     result_init(r, f[2]);
     r->status = (rstatus)atoi(f[3]);
     r->timed = atoi(f[4]) != 0;
@@ -124,7 +128,8 @@ static bool parse_child_row(char *line, result *r)
     r->vs_done = atoi(f[14]) != 0;
     r->vs_bad = strtoll(f[15], NULL, 10);
     r->vs_max = strtod(f[16], NULL);
-    copy_str(r->note, sizeof r->note, strcmp(f[17], "-") ? f[17] : "");
+    r->host_us = strtod(f[17], NULL);
+    copy_str(r->note, sizeof r->note, strcmp(f[18], "-") ? f[18] : "");
     return r->status >= ST_OK && r->status <= ST_ERROR;
 }
 
@@ -132,8 +137,8 @@ static bool parse_child_row(char *line, result *r)
  * lowest and highest), the worst check, the first note. */
 static void aggregate(result *per, int nproc, result *out)
 {
-    double *ms = malloc((size_t)nproc * sizeof *ms);
-    int nms = 0, nchk = 0;
+    double *ms = malloc((size_t)nproc * sizeof *ms), *host = malloc((size_t)nproc * sizeof *host);
+    int nms = 0, nchk = 0, nhost = 0;
     double sum_mean = 0.0;
     bool any_ok = false, any_fail = false, any_err = false;
     result_init(out, per[0].name);
@@ -143,6 +148,7 @@ static void aggregate(result *per, int nproc, result *out)
         any_fail |= r->status == ST_FAIL;
         any_err |= r->status == ST_ERROR;
         if (r->timed && ms) ms[nms++] = r->ms;
+        if (!isnan(r->host_us) && host) host[nhost++] = r->host_us;
         if (out->note[0] == '\0' && r->note[0]) copy_str(out->note, sizeof out->note, r->note);
         if (r->checked) {
             out->checked = true;
@@ -167,8 +173,10 @@ static void aggregate(result *per, int nproc, result *out)
         out->ms_lo = ms[0];
         out->ms_hi = ms[nms - 1];
     }
+    if (nhost) out->host_us = median(host, nhost);
     out->status = any_err ? ST_ERROR : any_fail ? ST_FAIL : any_ok ? ST_OK : ST_NA;
     free(ms);
+    free(host);
 }
 
 bool self_path(char *out, size_t n)

@@ -114,5 +114,6 @@ int main(int argc, char **argv)
         uint64_t s = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
         o.seed = rng_next(&s) >> 1;
     }
-    return o.mode == MODE_MAIN ? run_main(&o) : run_child(&o);
+    if (o.mode != MODE_MAIN) return run_child(&o);
+    return o.shapes ? run_sweep(&o, run_main) : run_main(&o);
 }

@@ -133,12 +133,15 @@ static int64_t check_nan(const bench *b, const char *name)
 {
     int64_t nan_count = 0;
     for (size_t e = 0; e < b->nc; e++) {
+        if (e % (size_t)b->ldc >= (size_t)b->o->n) continue; /* padding: never written */
         if (!isnan(hg__to_f32(b->hC[e], b->o->dtype))) continue;
         if (nan_count++ < SHOW_MISMATCHES)
             fprintf(stderr, TOOL ": %s: C[%lld,%lld] is NaN (unwritten?)\n", name, (long long)(e / (size_t)b->ldc),
                     (long long)(e % (size_t)b->ldc));
     }
-    if (nan_count) fprintf(stderr, TOOL ": %s: %lld of %zu entries are NaN\n", name, (long long)nan_count, b->nc);
+    if (nan_count)
+        fprintf(stderr, TOOL ": %s: %lld of %lld entries are NaN\n", name, (long long)nan_count,
+                (long long)(b->o->m * b->o->n));
     return nan_count;
 }
 
@@ -149,6 +152,7 @@ static void check_vs_cublas(const bench *b, const char *name, result *r)
     check_acc a;
     memset(&a, 0, sizeof a);
     for (size_t e = 0; e < b->nc; e++) {
+        if (e % (size_t)b->ldc >= (size_t)b->o->n) continue; /* padding */
         double x = (double)hg__to_f32(b->hC[e], b->o->dtype), y = (double)hg__to_f32(b->hCref[e], b->o->dtype);
         double d = fabs(x - y), err = d / (1.0 + fabs(y));
         if (isnan(err)) err = INFINITY;
@@ -239,7 +243,14 @@ static void run_entry(bench *b, const sel *s, result *r)
     r->ms_hi = times[o->repeat - 1];
     free(times);
     fprintf(stderr, TOOL ": %s: %.4f ms, %.1f TFLOPS\n", s->name, r->ms, tflops(o, r->ms));
-    if (o->mode != MODE_NCU_CHILD) check_entry(b, s, &l, r);
+    if (o->mode == MODE_NCU_CHILD) return;
+    if (time_host(b, &l, &r->host_us, err, sizeof err) != L_OK) {
+        r->status = ST_ERROR;
+        copy_str(r->note, sizeof r->note, err);
+        note_health(b);
+        return;
+    }
+    check_entry(b, s, &l, r);
 }
 
 /* Everything in this process: returns 0, or an exit status with err set.

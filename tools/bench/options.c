@@ -34,6 +34,13 @@ void usage(FILE *f)
             "                           cublas-best are always measured too.\n"
             "  -m N  -n N  -k N         the shape (default 8192 each)\n"
             "  --layout TN|TT|NN|NT     TN: opA=N opB=T (default); TT: N,N; NN: T,T; NT: T,N\n"
+            "  --lda N --ldb N --ldc N  leading dimensions in elements (default: the row\n"
+            "                           lengths), to time padded or odd-strided operands\n"
+            "  --shapes FILE            every product of FILE, a line each: m n k layout\n"
+            "                           dtype [beta] (shared/bench/sweep.txt's format), one\n"
+            "                           after the other, progress and ETA on stderr, rows\n"
+            "                           appended to --csv; best with --fresh, so that a\n"
+            "                           hang ends one process, not the sweep\n"
             "  --dtype f16|bf16         element type of A, B, C (default f16)\n"
             "  --alpha X  --beta X      the scalars (default 1 and 0)\n"
             "  --repeat N               timed launches per kernel (default 30)\n"
@@ -174,7 +181,7 @@ int build_selection(options *o)
     return 0;
 }
 
-static bool set_layout(options *o, const char *v)
+bool set_layout(options *o, const char *v)
 {
     static const struct {
         const char *name;
@@ -201,6 +208,9 @@ static int parse_option(options *o, const char *name, const char *v)
     } else if (strcmp(name, "-m") == 0 || strcmp(name, "-n") == 0 || strcmp(name, "-k") == 0) {
         if (!parse_i64(v, 1, INT32_MAX, &i64)) return usage_error("bad size '%s' (1 to 2^31 - 1)", v);
         *(name[1] == 'm' ? &o->m : name[1] == 'n' ? &o->n : &o->k) = i64;
+    } else if (strcmp(name, "--lda") == 0 || strcmp(name, "--ldb") == 0 || strcmp(name, "--ldc") == 0) {
+        if (!parse_i64(v, 1, (int64_t)1 << 36, &i64)) return usage_error("bad %s '%s' (1 to 2^36)", name, v);
+        *(name[4] == 'a' ? &o->lda : name[4] == 'b' ? &o->ldb : &o->ldc) = i64;
     } else if (strcmp(name, "--layout") == 0) {
         if (!set_layout(o, v)) return usage_error("bad layout '%s' (TN, TT, NN or NT)", v);
     } else if (strcmp(name, "--dtype") == 0) {
@@ -229,6 +239,8 @@ static int parse_option(options *o, const char *name, const char *v)
         if (!parse_i64(v, 0, INT64_MAX, &i64)) return usage_error("bad --seed '%s'", v);
         o->seed = (uint64_t)i64;
         o->seed_set = true;
+    } else if (strcmp(name, "--shapes") == 0) {
+        o->shapes = v;
     } else if (strcmp(name, "--csv") == 0) {
         o->csv = v;
     } else if (strcmp(name, "--json") == 0) {
@@ -286,5 +298,11 @@ int parse_args(int argc, char **argv, options *o)
         int rc = parse_option(o, name, v);
         if (rc) return rc;
     }
+    /* A leading dimension below its row length is the library's
+     * HG_STATUS_INVALID_VALUE; say so here, before any device work. */
+    int64_t row_a = o->opA == HG_OP_N ? o->k : o->m, row_b = o->opB == HG_OP_N ? o->n : o->k;
+    if (o->lda && o->lda < row_a) return usage_error("--lda %lld is below A's row length %lld", (long long)o->lda, (long long)row_a);
+    if (o->ldb && o->ldb < row_b) return usage_error("--ldb %lld is below B's row length %lld", (long long)o->ldb, (long long)row_b);
+    if (o->ldc && o->ldc < o->n) return usage_error("--ldc %lld is below n = %lld", (long long)o->ldc, (long long)o->n);
     return 0;
 }

@@ -48,12 +48,19 @@ static int row_fields(const report *rep, const result *r, field *f)
     fset(&f[n++], "m", true, "%lld", (long long)o->m);
     fset(&f[n++], "n", true, "%lld", (long long)o->n);
     fset(&f[n++], "k", true, "%lld", (long long)o->k);
+    int64_t lda, ldb, ldc;
+    size_t na, nb, nc;
+    shape_sizes(o, &na, &nb, &nc, &lda, &ldb, &ldc);
+    fset(&f[n++], "lda", true, "%lld", (long long)lda);
+    fset(&f[n++], "ldb", true, "%lld", (long long)ldb);
+    fset(&f[n++], "ldc", true, "%lld", (long long)ldc);
     fnum(&f[n++], "ms", "%.6f", r->timed ? r->ms : NAN);
     fnum(&f[n++], "tflops", "%.2f", r->timed ? tflops(o, r->ms) : NAN);
     fnum(&f[n++], "ratio", "%.4f", ratio_of(rep, r));
     fset(&f[n++], "status", false, "%s", status_name(r->status));
     fnum(&f[n++], "ms_lo", "%.6f", r->timed ? r->ms_lo : NAN);
     fnum(&f[n++], "ms_hi", "%.6f", r->timed ? r->ms_hi : NAN);
+    fnum(&f[n++], "host_us", "%.2f", r->host_us);
     fset(&f[n++], "alpha", true, "%.9g", (double)o->alpha);
     fset(&f[n++], "beta", true, "%.9g", (double)o->beta);
     fset(&f[n++], "repeat", true, "%d", o->repeat);
@@ -189,10 +196,16 @@ void print_header(const report *rep)
     const gpu_info *g = rep->gpu;
     printf(TOOL " %d.%d.%d, %s, %s (sm_%d%d, %d SMs, %.0f MiB L2)\n", HG_VERSION_MAJOR, HG_VERSION_MINOR,
            HG_VERSION_PATCH, rep->date, g->name, g->cc_major, g->cc_minor, g->sms, (double)g->l2_bytes / 1048576.0);
-    printf("problem: %lld x %lld x %lld, %s, %s (opA=%c, opB=%c), alpha %g, beta %g\n", (long long)o->m,
-           (long long)o->n, (long long)o->k, dtype_name(o->dtype), o->layout, o->opA == HG_OP_N ? 'N' : 'T',
-           o->opB == HG_OP_N ? 'N' : 'T', (double)o->alpha, (double)o->beta);
-    printf("method:  cooldown %g s, %d warm-up, median of %d event-timed launches", o->cooldown, o->warmup, o->repeat);
+    int64_t lda, ldb, ldc;
+    size_t na, nb, nc;
+    shape_sizes(o, &na, &nb, &nc, &lda, &ldb, &ldc);
+    printf("problem: %lld x %lld x %lld, %s, %s (opA=%c, opB=%c), lda %lld, ldb %lld, ldc %lld, alpha %g, beta %g\n",
+           (long long)o->m, (long long)o->n, (long long)o->k, dtype_name(o->dtype), o->layout,
+           o->opA == HG_OP_N ? 'N' : 'T', o->opB == HG_OP_N ? 'N' : 'T', (long long)lda, (long long)ldb,
+           (long long)ldc, (double)o->alpha, (double)o->beta);
+    printf("method:  cooldown %g s, %d warm-up, median of %d event-timed launches, host us per call over %d "
+           "queued launches",
+           o->cooldown, o->warmup, o->repeat, HOST_CALLS);
     if (o->fresh) printf("; median over %d fresh processes", o->fresh);
     printf("; %d cop%s of A, B, C\n", rep->copies, rep->copies == 1 ? "y" : "ies (L2 rotation)");
     printf("check:   err = |x - ref| / (1 + |ref|) on %s entries vs float64; bound atol + rtol |ref|, rtol 2^%d, "
@@ -233,6 +246,7 @@ void print_table(const report *rep, const result *res)
     heads[c++] = "mean err";
     heads[c++] = "check";
     if (o->fresh) heads[c++] = "ms range";
+    heads[c++] = "host us";
     if (o->ncu) {
         heads[c++] = "tensor %";
         heads[c++] = "SM MHz";
@@ -269,6 +283,8 @@ void print_table(const report *rep, const result *res)
             if (r->timed) tcell(&t, row, col++, "%.4f-%.4f", r->ms_lo, r->ms_hi);
             else tcell(&t, row, col++, "-");
         }
+        if (!isnan(r->host_us)) tcell(&t, row, col++, "%.1f", r->host_us);
+        else tcell(&t, row, col++, "-");
         if (o->ncu) {
             if (r->ncu_done && !isnan(r->tensor_pct)) tcell(&t, row, col++, "%.1f", r->tensor_pct);
             else tcell(&t, row, col++, "-");

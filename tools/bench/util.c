@@ -62,12 +62,14 @@ size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *lda, int64_t *ldb,
                         int64_t *ldc)
 {
-    *na = (size_t)o->m * (size_t)o->k;
-    *nb = (size_t)o->k * (size_t)o->n;
-    *nc = (size_t)o->m * (size_t)o->n;
-    *lda = o->opA == HG_OP_N ? o->k : o->m;
-    *ldb = o->opB == HG_OP_N ? o->n : o->k;
-    *ldc = o->n;
+    *lda = o->lda ? o->lda : o->opA == HG_OP_N ? o->k : o->m;
+    *ldb = o->ldb ? o->ldb : o->opB == HG_OP_N ? o->n : o->k;
+    *ldc = o->ldc ? o->ldc : o->n;
+    /* Stored rows times the leading dimension: padding is allocated (and
+     * filled) like any element, and never read. */
+    *na = (size_t)(o->opA == HG_OP_N ? o->m : o->k) * (size_t)*lda;
+    *nb = (size_t)(o->opB == HG_OP_N ? o->k : o->n) * (size_t)*ldb;
+    *nc = (size_t)o->m * (size_t)*ldc;
 }
 
 size_t set_bytes_of(const options *o)
@@ -107,7 +109,7 @@ void result_init(result *r, const char *name)
 {
     memset(r, 0, sizeof *r);
     copy_str(r->name, sizeof r->name, name);
-    r->ms = r->ms_lo = r->ms_hi = NAN;
+    r->ms = r->ms_lo = r->ms_hi = r->host_us = NAN;
     r->max_err = r->mean_err = r->rel_fro = r->vs_max = NAN;
     r->gmma_pct = r->hmma_pct = r->tensor_pct = r->clock_mhz = r->ncu_ms = NAN;
 }
