@@ -287,6 +287,24 @@ double hg__ref_element(const hg__problem *p, const uint16_t *A, const uint16_t *
 double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C,
                            int64_t i, int64_t j, double *abs_sum);
 
+/* The inputs and the checking rule the tests and the tool share (test kit:
+ * src/reference.c, never in a shipped library).
+ *   hg__rng_next: splitmix64, a 64-bit state advanced in place.
+ *   hg__fill_uniform: count elements uniform in [-1, 1] (24 random bits),
+ *     rounded to dt (never all zeros, which run faster and hide unwritten
+ *     outputs); with period > 0 only the first `period` are drawn and
+ *     then repeated (fast for buffers of several GiB; a prime period keeps an
+ *     index that wraps at 2^31 or 2^32 from landing on the same value).
+ *   hg__check_bound: the largest |x - ref| allowed for an output element
+ *     whose float64 reference is ref and whose terms' magnitudes sum to
+ *     abs_sum (hg__ref_element_abs): the output type's rounding (2^-10 fp16,
+ *     2^-7 bf16: twice the half-ulp) times |ref|, plus fp32 accumulation's
+ *     2^-18 of abs_sum. */
+#define HG_FILL_PERIOD 1000003u
+uint64_t hg__rng_next(uint64_t *state);
+void hg__fill_uniform(uint16_t *h, size_t count, hg_dtype dt, uint64_t *state, size_t period);
+double hg__check_bound(hg_dtype dt, double ref, double abs_sum);
+
 /* The whole reference into ref (m x n doubles, ld n). */
 void hg__ref_gemm(const hg__problem *p, const uint16_t *A, const uint16_t *B,
                   const uint16_t *C, double *ref);

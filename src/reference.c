@@ -114,3 +114,27 @@ void hg__ref_gemm(const hg__problem *p, const uint16_t *A, const uint16_t *B, co
     for (int64_t i = 0; i < p->m; i++)
         for (int64_t j = 0; j < p->n; j++) ref[i * p->n + j] = hg__ref_element(p, A, B, C, i, j);
 }
+
+uint64_t hg__rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void hg__fill_uniform(uint16_t *h, size_t count, hg_dtype dt, uint64_t *state, size_t period)
+{
+    size_t fresh = period > 0 && period < count ? period : count;
+    for (size_t i = 0; i < fresh; i++) {
+        float u = (float)(hg__rng_next(state) >> 40) * (1.0f / 16777216.0f);
+        h[i] = hg__from_f32(2.0f * u - 1.0f, dt);
+    }
+    for (size_t i = fresh; i < count; i += fresh) memcpy(h + i, h, (count - i < fresh ? count - i : fresh) * 2);
+}
+
+double hg__check_bound(hg_dtype dt, double ref, double abs_sum)
+{
+    const double rtol = dt == HG_BF16 ? ldexp(1.0, -7) : ldexp(1.0, -10);
+    return rtol * fabs(ref) + ldexp(abs_sum, -18) + 1e-7;
+}

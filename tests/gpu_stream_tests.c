@@ -424,7 +424,7 @@ static void test_corners(void)
             for (int j = 0; j < 8; j++) {
                 double mag, ref = hg__ref_element_abs(&p, buf, bmat, buf + 8, i, j, &mag);
                 double x = hg__f16_to_f32(out[i * 16 + 8 + j]);
-                bad += !(fabs(x - ref) <= fabs(ref) / 1024 + ldexp(mag, -18) + 1e-7);
+                bad += !(fabs(x - ref) <= hg__check_bound(HG_F16, ref, mag));
                 bad += out[i * 16 + j] != buf[i * 16 + j]; /* A's half unchanged */
             }
         }

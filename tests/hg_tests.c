@@ -662,6 +662,36 @@ static void test_tma_conditions(void)
     CHECK(hg__tma_tn_can_serve(&p, &old) != NULL, "sm_89");
 }
 
+/* The inputs and the checking rule the tests and the tool share. */
+static void test_testkit(void)
+{
+    enum { N = 3000, PERIOD = 7 };
+    static uint16_t a[N], b[N];
+    uint64_t s1 = 42, s2 = 42;
+    hg__fill_uniform(a, N, HG_BF16, &s1, 0);
+    hg__fill_uniform(b, N, HG_BF16, &s2, 0);
+    CHECK(memcmp(a, b, sizeof a) == 0 && s1 == s2, "the same seed, the same inputs");
+    double lo = 1, hi = -1, sum = 0;
+    int zeros = 0;
+    for (int i = 0; i < N; i++) {
+        double x = hg__bf16_to_f32(a[i]);
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        sum += x;
+        zeros += x == 0.0;
+    }
+    CHECK(lo >= -1.0 && hi <= 1.0 && lo < -0.9 && hi > 0.9, "uniform over [-1, 1]: %g to %g", lo, hi);
+    CHECK(fabs(sum / N) < 0.05 && zeros < 10, "centred (mean %g), hardly any zeros (%d)", sum / N, zeros);
+    hg__fill_uniform(a, N, HG_F16, &s1, PERIOD);
+    int repeats = 1;
+    for (int i = PERIOD; i < N; i++) repeats &= a[i] == a[i % PERIOD];
+    CHECK(repeats, "a period repeats its first block");
+    CHECK(hg__check_bound(HG_F16, 2.0, 0.0) > 2.0 / 1024 && hg__check_bound(HG_F16, 2.0, 0.0) < 2.0 / 1000,
+          "fp16: 2^-10 of |ref|");
+    CHECK(hg__check_bound(HG_BF16, 0.0, 1 << 18) >= 1.0 && hg__check_bound(HG_BF16, 0.0, 1 << 18) < 1.001,
+          "2^-18 of the terms' magnitudes");
+}
+
 /* The overlap rule against brute force: every element of each region
  * marked, on random small regions (ld >= cols) at random offsets. */
 static void test_overlap_exact(void)
@@ -765,6 +795,7 @@ static const hg_test_case cpu_tests[] = {
     {"cpu/stream-k-plan", test_stream_k_plan},
     {"cpu/tensor_map_params", test_tensor_map_params},
     {"cpu/tma_conditions", test_tma_conditions},
+    {"cpu/testkit", test_testkit},
     {"cpu/overlap_exact", test_overlap_exact},
     {"cpu/call_corners", test_call_corners},
 };

@@ -157,7 +157,7 @@ typedef struct {
                                              start values (beta != 0); cuBLAS's output */
     int64_t nsamp;
     int64_t *si, *sj;
-    double *sref;
+    double *sref, *sbound; /* each sample's float64 reference and its hg__check_bound */
     double rtol, atol;
     uint64_t seed;
     bool dead; /* a sticky CUDA error: nothing more can run in this process */
@@ -227,8 +227,6 @@ int run_sweep(const options *o, int (*one)(const options *o));
 double median(double *v, int n);
 void sleep_seconds(double s);
 double tflops(const options *o, double ms);
-uint64_t rng_next(uint64_t *s);
-void fill_uniform(uint16_t *h, size_t count, hg_dtype dt, uint64_t *state);
 int copies_for(size_t set_bytes, int l2_bytes);
 size_t round_up(size_t x, size_t to);
 void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *lda, int64_t *ldb,

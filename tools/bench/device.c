@@ -76,6 +76,7 @@ void bench_free(bench *b)
     free(b->si);
     free(b->sj);
     free(b->sref);
+    free(b->sbound);
     memset(b, 0, sizeof *b);
 }
 
@@ -119,13 +120,13 @@ static bool fill_inputs(bench *b)
     const options *o = b->o;
     uint64_t st = b->seed;
     for (int c = b->copies - 1; c >= 0; c--) {
-        fill_uniform(b->hA, b->na, o->dtype, &st);
-        fill_uniform(b->hB, b->nb, o->dtype, &st);
+        hg__fill_uniform(b->hA, b->na, o->dtype, &st, 0);
+        hg__fill_uniform(b->hB, b->nb, o->dtype, &st, 0);
         if (!cu(b, cudaMemcpy(ptr_a(b, c), b->hA, b->na * 2, cudaMemcpyHostToDevice), "cudaMemcpy(A)") ||
             !cu(b, cudaMemcpy(ptr_b(b, c), b->hB, b->nb * 2, cudaMemcpyHostToDevice), "cudaMemcpy(B)"))
             return false;
         if (o->beta != 0.0f) {
-            fill_uniform(b->hC0, b->nc, o->dtype, &st);
+            hg__fill_uniform(b->hC0, b->nc, o->dtype, &st, 0);
             if (!cu(b, cudaMemcpy(ptr_c(b, c), b->hC0, b->nc * 2, cudaMemcpyHostToDevice), "cudaMemcpy(C)"))
                 return false;
         }
@@ -172,7 +173,8 @@ static bool choose_samples(bench *b)
     b->si = malloc((size_t)b->nsamp * sizeof *b->si);
     b->sj = malloc((size_t)b->nsamp * sizeof *b->sj);
     b->sref = malloc((size_t)b->nsamp * sizeof *b->sref);
-    if (!b->si || !b->sj || !b->sref) {
+    b->sbound = malloc((size_t)b->nsamp * sizeof *b->sbound);
+    if (!b->si || !b->sj || !b->sref || !b->sbound) {
         snprintf(b->err, sizeof b->err, "out of host memory for the check's samples");
         return false;
     }
@@ -185,13 +187,17 @@ static bool choose_samples(bench *b)
             b->si[s] = (s & 1) ? o->m - 1 : 0;
             b->sj[s] = (s & 2) ? o->n - 1 : 0;
         } else {
-            b->si[s] = (int64_t)(rng_next(&st) % (uint64_t)o->m);
-            b->sj[s] = (int64_t)(rng_next(&st) % (uint64_t)o->n);
+            b->si[s] = (int64_t)(hg__rng_next(&st) % (uint64_t)o->m);
+            b->sj[s] = (int64_t)(hg__rng_next(&st) % (uint64_t)o->n);
         }
     }
     fprintf(stderr, TOOL ": computing the float64 reference of %lld entries\n", (long long)b->nsamp);
     hg__problem p = host_problem(b);
-    for (int64_t s = 0; s < b->nsamp; s++) b->sref[s] = hg__ref_element(&p, b->hA, b->hB, b->hC0, b->si[s], b->sj[s]);
+    for (int64_t s = 0; s < b->nsamp; s++) {
+        double abs_sum;
+        b->sref[s] = hg__ref_element_abs(&p, b->hA, b->hB, b->hC0, b->si[s], b->sj[s], &abs_sum);
+        b->sbound[s] = hg__check_bound(o->dtype, b->sref[s], abs_sum);
+    }
     return true;
 }
 

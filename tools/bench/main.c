@@ -112,7 +112,7 @@ int main(int argc, char **argv)
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         uint64_t s = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
-        o.seed = rng_next(&s) >> 1;
+        o.seed = hg__rng_next(&s) >> 1;
     }
     if (o.mode != MODE_MAIN) return run_child(&o);
     return o.shapes ? run_sweep(&o, run_main) : run_main(&o);

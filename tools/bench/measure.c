@@ -110,7 +110,7 @@ static int64_t check_samples(const bench *b, const char *name, result *r)
         int64_t i = b->si[s], j = b->sj[s];
         double x = (double)hg__to_f32(b->hC[i * b->ldc + j], b->o->dtype), ref = b->sref[s];
         double d = fabs(x - ref), e = d / (1.0 + fabs(ref));
-        double bound = b->atol + b->rtol * fabs(ref);
+        double bound = b->sbound[s]; /* the tests' rule (hg__check_bound) */
         if (isnan(x) || !(d <= bound)) {
             a.bad += !isnan(x); /* check_nan counts the NaNs, sampled or not */
             show_mismatch(&a, name, i, j, x, ref, bound, "reference");

@@ -31,24 +31,6 @@ double tflops(const options *o, double ms)
     return 2.0 * (double)o->m * (double)o->n * (double)o->k / (ms * 1e9);
 }
 
-/* splitmix64: fast, and plenty for test data. */
-uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [-1, 1): never zeros, which run faster and hide unwritten outputs. */
-void fill_uniform(uint16_t *h, size_t count, hg_dtype dt, uint64_t *state)
-{
-    for (size_t i = 0; i < count; i++) {
-        float u = (float)(rng_next(state) >> 40) * (1.0f / 16777216.0f);
-        h[i] = hg__from_f32(2.0f * u - 1.0f, dt);
-    }
-}
-
 /* Copies of A, B, C needed so that one pass over them exceeds twice the L2. */
 int copies_for(size_t set_bytes, int l2_bytes)
 {
