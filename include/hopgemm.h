@@ -81,7 +81,8 @@ typedef enum { HG_OP_N = 0, HG_OP_T = 1 } hg_op;
 /* Kernels. AUTO picks, per call, the fastest registered kernel that can serve
  * the call. GENERIC serves every valid call. V0..V6 are the tutorial series;
  * each serves the TN layout (opA = N, opB = T) with 16-byte aligned A, B and C,
- * and lda, ldb, ldc multiples of 8 (what TMA needs). */
+ * and lda, ldb, ldc multiples of 8 (what TMA needs); V6 also takes a C that
+ * breaks that rule (any 2-byte aligned base and ldc), written per thread. */
 typedef enum {
     HG_KERNEL_AUTO = 0,
     HG_KERNEL_GENERIC = 1,

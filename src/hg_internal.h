@@ -235,8 +235,12 @@ int hg__regions_meet(hg__region x, hg__region y);
 
 /* The conditions every TMA kernel (V0..V6) shares: TN layout, 16-byte aligned
  * A, B, C, leading dimensions multiples of 8 elements, an sm_90 device.
- * NULL when met, else the sentence. */
+ * NULL when met, else the sentence. hg__tma_ab_can_serve: the same for A and
+ * B alone (a kernel that can write C without TMA); hg__tma_c_ok: whether C
+ * meets TMA's rules (base 16-byte aligned, ldc a multiple of 8). */
 const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d);
+const char *hg__tma_ab_can_serve(const hg__problem *p, const hg__device *d);
+int hg__tma_c_ok(const hg__problem *p);
 
 /* Tile rasterization lives in tiling.h (shared with the kernels). */
 

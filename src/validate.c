@@ -129,18 +129,32 @@ const char *hg__validate(const hg__problem *p)
     return NULL;
 }
 
-const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d)
+const char *hg__tma_ab_can_serve(const hg__problem *p, const hg__device *d)
 {
     if (d->cc_major != 9 || d->cc_minor != 0) return "needs an sm_90 (Hopper) device.";
     if (p->opA != HG_OP_N || p->opB != HG_OP_T)
         return "serves the TN layout only (opA = HG_OP_N, opB = HG_OP_T: A m x k, B n x k).";
-    if ((((uintptr_t)p->A) | ((uintptr_t)p->B) | ((uintptr_t)p->C)) & 15)
-        return "needs A, B and C 16-byte aligned (TMA).";
-    if ((p->lda | p->ldb | p->ldc) & 7) return "needs lda, ldb and ldc multiples of 8 elements (TMA).";
+    if ((((uintptr_t)p->A) | ((uintptr_t)p->B)) & 15) return "needs A and B 16-byte aligned (TMA).";
+    if ((p->lda | p->ldb) & 7) return "needs lda and ldb multiples of 8 elements (TMA).";
     if (p->k == 0) return "k = 0 leaves no product to compute.";
     if (p->m > ((int64_t)1 << 31) - 1 || p->n > ((int64_t)1 << 31) - 1 || p->k > ((int64_t)1 << 31) - 1)
         return "sizes above 2^31 - 1 exceed TMA's 32-bit coordinates.";
-    if ((p->lda | p->ldb | p->ldc) >= ((int64_t)1 << 36))
+    if ((p->lda | p->ldb) >= ((int64_t)1 << 36))
         return "leading dimensions above 2^36 elements exceed TMA's stride limit.";
+    return NULL;
+}
+
+int hg__tma_c_ok(const hg__problem *p)
+{
+    return (((uintptr_t)p->C) & 15) == 0 && (p->ldc & 7) == 0 && p->ldc < ((int64_t)1 << 36);
+}
+
+const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d)
+{
+    const char *why = hg__tma_ab_can_serve(p, d);
+    if (why) return why;
+    if (((uintptr_t)p->C) & 15) return "needs C 16-byte aligned (TMA).";
+    if (p->ldc & 7) return "needs ldc a multiple of 8 elements (TMA).";
+    if (p->ldc >= ((int64_t)1 << 36)) return "leading dimensions above 2^36 elements exceed TMA's stride limit.";
     return NULL;
 }

@@ -19,6 +19,7 @@ typedef struct {
     int64_t pad; /* extra elements per row of A, B and C */
     float alpha, beta;
     int misalign; /* offset A, B and C by one element (2-byte aligned only) */
+    int ldc_extra; /* added to ldc after any rounding: an ldc that breaks TMA's rule */
 } gcase;
 
 uint64_t rng_next(void);

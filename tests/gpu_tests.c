@@ -127,6 +127,7 @@ int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
         ldb = round_up(ldb, 8);
         ldc = round_up(ldc, 8);
     }
+    ldc += c->ldc_extra;
     size_t na = (size_t)(rows_a * lda), nb = (size_t)(rows_b * ldb), nc = (size_t)(c->m * ldc);
     const size_t slack = 8;
     uint16_t *hA = (uint16_t *)malloc((na + 1) * 2), *hB = (uint16_t *)malloc((nb + 1) * 2);
@@ -190,30 +191,30 @@ int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
 
 /* DESIGN.md's "Checking" shapes for the TN layout, which every kernel serves. */
 static const gcase tn_cases[] = {
-    {HG_OP_N, HG_OP_T, 128, 128, 64, 0, 1.0f, 0.0f, 0},     /* one tile */
-    {HG_OP_N, HG_OP_T, 256, 640, 128, 0, 1.0f, 0.0f, 0},    /* tile multiples */
-    {HG_OP_N, HG_OP_T, 1, 1, 1, 0, 1.0f, 0.0f, 0},          /* the smallest */
-    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0},       /* m of 1 */
-    {HG_OP_N, HG_OP_T, 300, 1, 64, 0, 1.0f, 0.0f, 0},       /* n of 1 */
-    {HG_OP_N, HG_OP_T, 200, 72, 1, 0, 1.0f, 0.0f, 0},       /* k of 1 */
-    {HG_OP_N, HG_OP_T, 100, 320, 64, 0, 1.0f, 0.0f, 0},     /* a cluster's second tile wholly outside */
-    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0},    /* nothing a multiple */
-    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0},   /* beta != 0, alpha != 1, larger lds */
-    {HG_OP_N, HG_OP_T, 128, 320, 40, 16, 2.0f, -1.0f, 0},   /* k below one block, beta */
-    {HG_OP_N, HG_OP_T, 640, 960, 128, 0, 1.0f, 0.0f, 0},    /* k of 2 blocks: fewer than the stages */
-    {HG_OP_N, HG_OP_T, 1000, 1000, 520, 24, 1.0f, 0.0f, 0}, /* k not a multiple of 64 */
-    {HG_OP_N, HG_OP_T, 777, 555, 1000, 0, 1.0f, 1.0f, 0},
-    {HG_OP_N, HG_OP_T, 2048, 2048, 2048, 0, 1.0f, 0.0f, 0}, /* large: sampled */
-    {HG_OP_N, HG_OP_T, 4096, 4352, 1024, 0, 1.0f, 0.0f, 0}, /* more tiles than SMs, several rounds */
-    {HG_OP_N, HG_OP_T, 3000, 5000, 700, 8, 0.5f, 0.5f, 0},
-    {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 0.0f, 0.5f, 0},    /* alpha = 0: A (holding a NaN) is not read */
+    {HG_OP_N, HG_OP_T, 128, 128, 64, 0, 1.0f, 0.0f, 0, 0},     /* one tile */
+    {HG_OP_N, HG_OP_T, 256, 640, 128, 0, 1.0f, 0.0f, 0, 0},    /* tile multiples */
+    {HG_OP_N, HG_OP_T, 1, 1, 1, 0, 1.0f, 0.0f, 0, 0},          /* the smallest */
+    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},       /* m of 1 */
+    {HG_OP_N, HG_OP_T, 300, 1, 64, 0, 1.0f, 0.0f, 0, 0},       /* n of 1 */
+    {HG_OP_N, HG_OP_T, 200, 72, 1, 0, 1.0f, 0.0f, 0, 0},       /* k of 1 */
+    {HG_OP_N, HG_OP_T, 100, 320, 64, 0, 1.0f, 0.0f, 0, 0},     /* a cluster's second tile wholly outside */
+    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},    /* nothing a multiple */
+    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0},   /* beta != 0, alpha != 1, larger lds */
+    {HG_OP_N, HG_OP_T, 128, 320, 40, 16, 2.0f, -1.0f, 0, 0},   /* k below one block, beta */
+    {HG_OP_N, HG_OP_T, 640, 960, 128, 0, 1.0f, 0.0f, 0, 0},    /* k of 2 blocks: fewer than the stages */
+    {HG_OP_N, HG_OP_T, 1000, 1000, 520, 24, 1.0f, 0.0f, 0, 0}, /* k not a multiple of 64 */
+    {HG_OP_N, HG_OP_T, 777, 555, 1000, 0, 1.0f, 1.0f, 0, 0},
+    {HG_OP_N, HG_OP_T, 2048, 2048, 2048, 0, 1.0f, 0.0f, 0, 0}, /* large: sampled */
+    {HG_OP_N, HG_OP_T, 4096, 4352, 1024, 0, 1.0f, 0.0f, 0, 0}, /* more tiles than SMs, several rounds */
+    {HG_OP_N, HG_OP_T, 3000, 5000, 700, 8, 0.5f, 0.5f, 0, 0},
+    {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 0.0f, 0.5f, 0, 0},    /* alpha = 0: A (holding a NaN) is not read */
 };
 
 /* Small shapes for compute-sanitizer (slow) and quick runs. */
 static const gcase quick_cases[] = {
-    {HG_OP_N, HG_OP_T, 100, 200, 72, 0, 1.0f, 0.0f, 0},
-    {HG_OP_N, HG_OP_T, 300, 330, 130, 8, 1.0f, 0.5f, 0},
-    {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 1.0f, 0.0f, 0},
+    {HG_OP_N, HG_OP_T, 100, 200, 72, 0, 1.0f, 0.0f, 0, 0},
+    {HG_OP_N, HG_OP_T, 300, 330, 130, 8, 1.0f, 0.5f, 0, 0},
+    {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 1.0f, 0.0f, 0, 0},
 };
 
 hg_handle gpu_handle(void)
@@ -250,13 +251,13 @@ static void test_v5(void) { run_kernel_tn(HG_KERNEL_V5); }
  * first two are small enough for compute-sanitizer. Run in sequence on one
  * handle, so a counter left non-zero by one launch breaks the next. */
 static const gcase v6_sk_cases[] = {
-    {HG_OP_N, HG_OP_T, 100, 300, 1000, 0, 1.0f, 0.0f, 0},      /* 1 pair, 2 pieces, rank 1 below C */
-    {HG_OP_N, HG_OP_T, 256, 320, 2048, 8, 1.0f, 0.5f, 0},      /* 1 pair, 4 pieces */
-    {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0},      /* 4 pairs over 16 clusters */
-    {HG_OP_N, HG_OP_T, 2560, 2240, 8192, 0, 1.0f, 0.0f, 0},    /* 1 round of 66 + 4 pairs split */
-    {HG_OP_N, HG_OP_T, 2500, 2000, 4000, 0, -0.5f, 0.75f, 0},  /* the same with every edge */
-    {HG_OP_N, HG_OP_T, 4096, 4096, 4096, 0, 1.0f, 0.0f, 0},    /* 3 rounds + 10 pairs */
-    {HG_OP_N, HG_OP_T, 8192, 8192, 8192, 0, 1.0f, 0.0f, 0},    /* 12 rounds + 40 pairs */
+    {HG_OP_N, HG_OP_T, 100, 300, 1000, 0, 1.0f, 0.0f, 0, 0},      /* 1 pair, 2 pieces, rank 1 below C */
+    {HG_OP_N, HG_OP_T, 256, 320, 2048, 8, 1.0f, 0.5f, 0, 0},      /* 1 pair, 4 pieces */
+    {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0, 0},      /* 4 pairs over 16 clusters */
+    {HG_OP_N, HG_OP_T, 2560, 2240, 8192, 0, 1.0f, 0.0f, 0, 0},    /* 1 round of 66 + 4 pairs split */
+    {HG_OP_N, HG_OP_T, 2500, 2000, 4000, 0, -0.5f, 0.75f, 0, 0},  /* the same with every edge */
+    {HG_OP_N, HG_OP_T, 4096, 4096, 4096, 0, 1.0f, 0.0f, 0, 0},    /* 3 rounds + 10 pairs */
+    {HG_OP_N, HG_OP_T, 8192, 8192, 8192, 0, 1.0f, 0.0f, 0, 0},    /* 12 rounds + 40 pairs */
 };
 
 /* The same call three times gives the same bits: the tail's partials are
@@ -304,6 +305,19 @@ static void test_v6(void)
             if (dt == 1 && v6_sk_cases[i].m >= 8192) continue; /* the largest once */
             run_case(h, HG_KERNEL_V6, &v6_sk_cases[i], (hg_dtype)dt);
         }
+    /* C whose rows break TMA's 16-byte rule (ldc not a multiple of 8, so
+     * every other row starts off a 4-byte boundary): V6 writes it with the
+     * per-thread epilogue, stream-K tail and beta included. */
+    static const gcase odd_ldc[] = {
+        {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 1},   {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 3},
+        {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 5},      {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0, 1},
+        {HG_OP_N, HG_OP_T, 100, 300, 1024, 0, 1.0f, 0.0f, 0, 7},
+    };
+    for (int dt = 0; dt < 2; dt++)
+        for (size_t i = 0; i < sizeof odd_ldc / sizeof odd_ldc[0]; i++) {
+            if (hg_gpu_quick && i % 2) continue;
+            run_case(h, HG_KERNEL_V6, &odd_ldc[i], (hg_dtype)dt);
+        }
     if (!hg_gpu_quick) v6_sk_repeatable(h);
     hg_destroy(h);
 }
@@ -328,6 +342,7 @@ static void test_generic(void)
             for (size_t s = 0; s < nshapes; s++) {
                 if (hg_gpu_quick && s % 3 != 1) continue;
                 gcase c;
+                memset(&c, 0, sizeof c);
                 c.opA = (hg_op)(layout & 1);
                 c.opB = (hg_op)(layout >> 1);
                 c.m = shapes[s][0];
@@ -340,11 +355,11 @@ static void test_generic(void)
                 run_case(h, HG_KERNEL_GENERIC, &c, (hg_dtype)dt);
             }
     /* alpha = 0: C = beta C whatever A holds (a NaN is planted in A). */
-    gcase a0 = {HG_OP_N, HG_OP_T, 130, 200, 64, 0, 0.0f, 0.5f, 0};
+    gcase a0 = {HG_OP_N, HG_OP_T, 130, 200, 64, 0, 0.0f, 0.5f, 0, 0};
     run_case(h, HG_KERNEL_GENERIC, &a0, HG_F16);
     run_case(h, HG_KERNEL_AUTO, &a0, HG_BF16);
     /* k = 0: C = beta C, with beta = 0 writing zeros over NaN. */
-    gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 0.0f, 0};
+    gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 0.0f, 0, 0};
     run_case(h, HG_KERNEL_GENERIC, &z, HG_F16);
     z.beta = -2.0f;
     run_case(h, HG_KERNEL_GENERIC, &z, HG_BF16);
@@ -358,9 +373,9 @@ static void test_auto(void)
     hg_handle h = gpu_handle();
     if (!h) return;
     static const gcase cases[] = {
-        {HG_OP_N, HG_OP_T, 1000, 1000, 520, 0, 1.0f, 0.0f, 0}, {HG_OP_N, HG_OP_T, 333, 444, 555, 0, 1.0f, 0.0f, 1},
-        {HG_OP_T, HG_OP_N, 333, 444, 555, 0, 1.0f, 0.0f, 0},   {HG_OP_N, HG_OP_N, 100, 100, 100, 3, 1.0f, 1.0f, 0},
-        {HG_OP_T, HG_OP_T, 64, 64, 0, 0, 1.0f, 0.25f, 0},
+        {HG_OP_N, HG_OP_T, 1000, 1000, 520, 0, 1.0f, 0.0f, 0, 0}, {HG_OP_N, HG_OP_T, 333, 444, 555, 0, 1.0f, 0.0f, 1, 0},
+        {HG_OP_T, HG_OP_N, 333, 444, 555, 0, 1.0f, 0.0f, 0, 0},   {HG_OP_N, HG_OP_N, 100, 100, 100, 3, 1.0f, 1.0f, 0, 0},
+        {HG_OP_T, HG_OP_T, 64, 64, 0, 0, 1.0f, 0.25f, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int dt = 0; dt < 2; dt++) run_case(h, HG_KERNEL_AUTO, &cases[i], (hg_dtype)dt);
@@ -376,7 +391,7 @@ static void test_stream(void)
     cudaStream_t st;
     if (!cuda_ok(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream")) return;
     CHECK(hg_set_stream(h, (struct CUstream_st *)st) == HG_STATUS_SUCCESS, "set_stream");
-    gcase c = {HG_OP_N, HG_OP_T, 512, 512, 512, 0, 1.0f, 0.0f, 0};
+    gcase c = {HG_OP_N, HG_OP_T, 512, 512, 512, 0, 1.0f, 0.0f, 0, 0};
     run_case(h, HG_KERNEL_AUTO, &c, HG_F16);
     cudaStreamDestroy(st);
     hg_destroy(h);
@@ -394,13 +409,13 @@ static void test_large(void)
         hg_kernel kid;
         const char *name = hg_kernel_info(i, &kid, NULL);
         if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0) continue;
-        gcase c = {HG_OP_N, HG_OP_T, 65600, 32776, 72, 0, 1.0f, 0.0f, 0};
+        gcase c = {HG_OP_N, HG_OP_T, 65600, 32776, 72, 0, 1.0f, 0.0f, 0, 0};
         run_case(h, kid, &c, HG_F16);
         if (kid == HG_KERNEL_GENERIC) {
-            gcase t = {HG_OP_T, HG_OP_N, 40, 40000, 72, 0, 1.0f, 0.0f, 0};
+            gcase t = {HG_OP_T, HG_OP_N, 40, 40000, 72, 0, 1.0f, 0.0f, 0, 0};
             run_case(h, kid, &t, HG_BF16); /* NT: index math of both transposed loads */
         }
-        gcase a = {HG_OP_N, HG_OP_T, 262151, 24, 8200, 0, 1.0f, 0.0f, 0};
+        gcase a = {HG_OP_N, HG_OP_T, 262151, 24, 8200, 0, 1.0f, 0.0f, 0, 0};
         run_case(h, kid, &a, HG_BF16);
     }
     hg_destroy(h);

@@ -272,9 +272,23 @@ static void test_dispatch(void)
     CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 250, A, 250, B, 256, C, 256, HG_F16, &k) == HG_STATUS_SUCCESS &&
               k == HG_KERNEL_GENERIC,
           "lda not a multiple of 8 goes to generic");
+    /* C that breaks TMA's rule: V6 writes it per thread; the others need TMA for it. */
+    hg_kernel want_odd_c = hg__find_kernel(HG_KERNEL_V6) ? HG_KERNEL_V6 : HG_KERNEL_GENERIC;
     CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 256, 250, 256, A, 256, B, 256, C, 250, HG_F16, &k) == HG_STATUS_SUCCESS &&
-              k == HG_KERNEL_GENERIC,
-          "ldc not a multiple of 8 goes to generic");
+              k == want_odd_c,
+          "ldc not a multiple of 8 goes to %s, got %s", hg_kernel_name(want_odd_c), hg_kernel_name(k));
+    CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 256, A, 256, B, 256, base + ((uintptr_t)2 << 36) + 2, 256, HG_F16,
+                  &k) == HG_STATUS_SUCCESS &&
+              k == want_odd_c,
+          "a 2-byte aligned C goes to %s, got %s", hg_kernel_name(want_odd_c), hg_kernel_name(k));
+    if (hg__find_kernel(HG_KERNEL_V5)) {
+        CHECK(hg_set_kernel(h, HG_KERNEL_V5) == HG_STATUS_SUCCESS &&
+                  hg_plan(h, HG_OP_N, HG_OP_T, 256, 250, 256, A, 256, B, 256, C, 250, HG_F16, &k) ==
+                      HG_STATUS_NOT_SUPPORTED &&
+                  strstr(hg_last_error(h), "ldc") != NULL,
+              "v5 refuses an odd ldc: %s", hg_last_error(h));
+        CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "back to auto");
+    }
     CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 255, 251, 77, A, 80, B, 88, C, 256, HG_F16, &k) == HG_STATUS_SUCCESS &&
               k == first,
           "odd m, n, k with aligned lds still take %s", hg_kernel_name(first));
@@ -655,6 +669,12 @@ static void test_tma_conditions(void)
     q = p;
     q.C = (void *)(uintptr_t)0x200008;
     CHECK(hg__tma_tn_can_serve(&q, &d) != NULL, "C 8-byte aligned");
+    CHECK(hg__tma_ab_can_serve(&q, &d) == NULL && !hg__tma_c_ok(&q), "... which A and B do not mind");
+    q.C = p.C;
+    q.ldc = 101;
+    CHECK(hg__tma_tn_can_serve(&q, &d) != NULL && hg__tma_ab_can_serve(&q, &d) == NULL && !hg__tma_c_ok(&q),
+          "ldc 101: C alone breaks TMA's rule");
+    CHECK(hg__tma_c_ok(&p), "aligned C is TMA's");
     q = p;
     q.opB = HG_OP_N;
     CHECK(hg__tma_tn_can_serve(&q, &d) != NULL, "TT");

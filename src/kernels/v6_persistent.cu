@@ -715,7 +715,9 @@ static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStre
     CUtensorMap map_a, map_b, map_c;
     hg_status st = hg_tn_tensor_maps(p, V6_BM, V6_HN, &map_a, &map_b, e);
     if (st != HG_STATUS_SUCCESS) return st;
-    st = hg_c_tensor_map(p, V6_HN, 64, &map_c, e);
+    /* The per-thread epilogue never reads map_c (C may then break TMA's rules). */
+    memset(&map_c, 0, sizeof map_c);
+    if (TMA_EPI) st = hg_c_tensor_map(p, V6_HN, 64, &map_c, e);
     if (st != HG_STATUS_SUCCESS) return st;
 
     void (*kern)(const CUtensorMap, const CUtensorMap, const CUtensorMap, hg_epilogue, hg_sk_plan, int64_t, int64_t,
@@ -763,13 +765,19 @@ extern "C" {
 size_t hg__v6_workspace(const hg__problem *p, const hg__device *d)
 {
     if (p->m == 0 || p->n == 0 || hg__v6_can_serve(p, d) != NULL) return 0;
-    if (p->dtype == HG_BF16) return v6_grid_of<1, true, true>(p, d, true, true).ws_need;
-    return v6_grid_of<0, true, true>(p, d, true, true).ws_need;
+    const bool tma_c = hg__tma_c_ok(p); /* the epilogue the launch will take */
+    if (p->dtype == HG_BF16)
+        return tma_c ? v6_grid_of<1, true, true>(p, d, true, true).ws_need
+                     : v6_grid_of<1, true, false>(p, d, true, true).ws_need;
+    return tma_c ? v6_grid_of<0, true, true>(p, d, true, true).ws_need
+                 : v6_grid_of<0, true, false>(p, d, true, true).ws_need;
 }
 
+/* C needs no TMA: when its base or ldc breaks TMA's 16-byte rule, V6 writes
+ * it with the per-thread epilogue instead (the ablation's variant 3). */
 const char *hg__v6_can_serve(const hg__problem *p, const hg__device *d)
 {
-    const char *why = hg__tma_tn_can_serve(p, d);
+    const char *why = hg__tma_ab_can_serve(p, d);
     if (why) return why;
     if (!d->cluster_launch) return "needs thread-block cluster launch, which this device lacks.";
     if (d->sm_count < 2) return "needs at least 2 SMs (a 2-CTA cluster).";
@@ -794,6 +802,12 @@ hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struc
         return HG_STATUS_NOT_SUPPORTED;
     }
     cudaStream_t stream = (cudaStream_t)s;
+    if (!hg__tma_c_ok(p)) {
+        /* C's rows break TMA's 16-byte rule: only the per-thread epilogue. */
+        if (variant == 0 || variant == 3) return v6_launch_dt<true, false>(p, d, stream, e, true, true);
+        hg__err_set(e, "v6: ablation %d needs C 16-byte aligned with ldc a multiple of 8 (its TMA store).", variant);
+        return HG_STATUS_NOT_SUPPORTED;
+    }
     switch (variant) {
     case 0: return v6_launch_dt<true, true>(p, d, stream, e, true, true);
     case 1: return v6_launch_dt<false, true>(p, d, stream, e, true, true);
