@@ -222,7 +222,10 @@ hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
  * hg_destroy; inside stream capture each call gets memory of the graph's own
  * (an allocation node before it, a free node after), so replays share nothing
  * with eager calls or with each other. At most hg_get_max_workspace_size bytes
- * per stream (about 41 MiB on a 132-SM H200).
+ * per stream (about 41 MiB on a 132-SM H200). CUDA does not let a graph with
+ * allocation nodes become a child graph node or be launched from the device:
+ * for those uses, capture with a caller's workspace (below), which adds no
+ * allocation node.
  *
  * A caller that manages its own memory (one workspace per stream, as PyTorch
  * does for cuBLAS) hands it over with hg_set_workspace. Every call through the
