@@ -153,8 +153,6 @@ const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d)
 {
     const char *why = hg__tma_ab_can_serve(p, d);
     if (why) return why;
-    if (((uintptr_t)p->C) & 15) return "needs C 16-byte aligned (TMA).";
-    if (p->ldc & 7) return "needs ldc a multiple of 8 elements (TMA).";
-    if (p->ldc >= ((int64_t)1 << 36)) return "leading dimensions above 2^36 elements exceed TMA's stride limit.";
+    if (!hg__tma_c_ok(p)) return "needs C 16-byte aligned and ldc a multiple of 8 elements below 2^36 (TMA).";
     return NULL;
 }
