@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-/* One validated call, as hg_gemm got it. */
+/* One call, as hg_gemm got it (validated by hg__validate). */
 typedef struct {
     hg_op opA, opB;
     int64_t m, n, k;
@@ -27,6 +27,12 @@ typedef struct {
     int64_t ldc;
     hg_dtype dtype;
 } hg__problem;
+
+/* A call's arguments as one hg__problem (for hg_gemm, the tool and the
+ * tests; the reference takes host copies, so their pointers may be NULL). */
+hg__problem hg__problem_make(hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k, float alpha, const void *A,
+                             int64_t lda, const void *B, int64_t ldb, float beta, void *C, int64_t ldc,
+                             hg_dtype dtype);
 
 /* What the kernels need to know of the device; read off it, never assumed. */
 typedef struct {
@@ -123,6 +129,10 @@ hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struc
 size_t hg__v6_workspace(const hg__problem *p, const hg__device *d);
 
 /* ---- Workspace (src/workspace.c) ----------------------------------------- */
+
+/* Every workspace, the caller's too, starts on this boundary, and so does
+ * each part of it (counters, partials: 16-byte vector stores). */
+#define HG_WS_ALIGN 256
 
 /* Every workspace begins with counters: hg__ws_counter_bytes(d) bytes, zero
  * before a launch and left zero by every launch. A stream-K plan over

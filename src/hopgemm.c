@@ -266,9 +266,9 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
     return ok(h);
 }
 
-static hg__problem problem(hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k, float alpha, const void *A,
-                           int64_t lda, const void *B, int64_t ldb, float beta, void *C, int64_t ldc,
-                           hg_dtype dtype)
+hg__problem hg__problem_make(hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k, float alpha, const void *A,
+                             int64_t lda, const void *B, int64_t ldb, float beta, void *C, int64_t ldc,
+                             hg_dtype dtype)
 {
     hg__problem p;
     p.opA = opA;
@@ -293,7 +293,7 @@ hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
 {
     if (h == NULL) return HG_STATUS_INVALID_VALUE;
     if (chosen == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_plan: chosen is NULL.");
-    hg__problem p = problem(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
+    hg__problem p = hg__problem_make(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
     const hg__kernel_entry *e;
     hg_status s = plan(h, "hg_plan", &p, hg__ws_limit(&h->ws), &e);
     if (s != HG_STATUS_SUCCESS) return s;
@@ -309,7 +309,7 @@ hg_status hg_get_workspace_size(hg_handle h, hg_op opA, hg_op opB, int64_t m, in
     if (h == NULL) return HG_STATUS_INVALID_VALUE;
     if (bytes == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_get_workspace_size: bytes is NULL.");
     *bytes = 0;
-    hg__problem p = problem(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
+    hg__problem p = hg__problem_make(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
     const hg__kernel_entry *e;
     /* The plan with as much workspace as it wants, whatever the handle
      * holds now: what the call's best plan uses. */
@@ -333,15 +333,11 @@ hg_status hg_get_max_workspace_size(hg_handle h, size_t *bytes)
     return ok(h);
 }
 
-/* The caller's memory must take the counters at its start and the partials'
- * 16-byte vector stores after them. */
-#define HG_WS_PTR_ALIGN 256
-
 hg_status hg_set_workspace(hg_handle h, void *ptr, size_t bytes)
 {
     if (h == NULL) return HG_STATUS_INVALID_VALUE;
-    if (ptr != NULL && ((uintptr_t)ptr % HG_WS_PTR_ALIGN) != 0)
-        return fail(h, HG_STATUS_INVALID_VALUE, "hg_set_workspace: ptr is not %d-byte aligned.", HG_WS_PTR_ALIGN);
+    if (ptr != NULL && ((uintptr_t)ptr % HG_WS_ALIGN) != 0)
+        return fail(h, HG_STATUS_INVALID_VALUE, "hg_set_workspace: ptr is not %d-byte aligned.", HG_WS_ALIGN);
     if (ptr == NULL && bytes != 0)
         return fail(h, HG_STATUS_INVALID_VALUE, "hg_set_workspace: ptr is NULL but bytes is %zu.", bytes);
     hg__ws_set_user(&h->ws, ptr, bytes);
@@ -352,7 +348,7 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
                   int64_t lda, const void *B, int64_t ldb, float beta, void *C, int64_t ldc, hg_dtype dtype)
 {
     if (h == NULL) return HG_STATUS_INVALID_VALUE;
-    hg__problem p = problem(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, dtype);
+    hg__problem p = hg__problem_make(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, dtype);
     const hg__kernel_entry *e;
     hg_status s = plan(h, "hg_gemm", &p, hg__ws_limit(&h->ws), &e);
     if (s != HG_STATUS_SUCCESS || e == NULL) return s;

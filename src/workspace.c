@@ -26,7 +26,6 @@
 
 /* Counter words per SM: V6 uses 4 per cluster (2 per SM); room for more. */
 #define HG_WS_COUNTERS_PER_SM 8
-#define HG_WS_ALIGN 256
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 

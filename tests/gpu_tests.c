@@ -169,19 +169,8 @@ int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
              cuda_ok(cudaMemcpy(hOut, dC + off, nc * 2, cudaMemcpyDeviceToHost), "copy C back");
     }
     if (ok) {
-        hg__problem p;
-        memset(&p, 0, sizeof p);
-        p.opA = c->opA;
-        p.opB = c->opB;
-        p.m = c->m;
-        p.n = c->n;
-        p.k = c->k;
-        p.alpha = c->alpha;
-        p.beta = c->beta;
-        p.lda = lda;
-        p.ldb = ldb;
-        p.ldc = ldc;
-        p.dtype = dt;
+        hg__problem p =
+            hg__problem_make(c->opA, c->opB, c->m, c->n, c->k, c->alpha, NULL, lda, NULL, ldb, c->beta, NULL, ldc, dt);
         ok = hg_check_output(&p, hA, hB, hC, hOut, what);
     }
     cudaFree(dA), cudaFree(dB), cudaFree(dC);

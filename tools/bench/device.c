@@ -145,20 +145,8 @@ static bool fill_inputs(bench *b)
 static hg__problem host_problem(const bench *b)
 {
     const options *o = b->o;
-    hg__problem p;
-    memset(&p, 0, sizeof p);
-    p.opA = o->opA;
-    p.opB = o->opB;
-    p.m = o->m;
-    p.n = o->n;
-    p.k = o->k;
-    p.alpha = o->alpha;
-    p.beta = o->beta;
-    p.lda = b->lda;
-    p.ldb = b->ldb;
-    p.ldc = b->ldc;
-    p.dtype = o->dtype;
-    return p;
+    return hg__problem_make(o->opA, o->opB, o->m, o->n, o->k, o->alpha, NULL, b->lda, NULL, b->ldb, o->beta, NULL,
+                            b->ldc, o->dtype);
 }
 
 /* The entries the check compares with the float64 reference: all of them
