@@ -222,6 +222,9 @@ void usage(FILE *f);
 int build_selection(options *o);
 int parse_args(int argc, char **argv, options *o);
 bool set_layout(options *o, const char *v);
+/* One option and its value into o, by the command line's rules; 0, or the
+ * usage exit status after saying why on stderr. */
+int parse_option(options *o, const char *name, const char *v);
 /* --shapes: runs `one` on every product of the file (sweep.c). */
 int run_sweep(const options *o, int (*one)(const options *o));
 double median(double *v, int n);

@@ -199,7 +199,7 @@ bool set_layout(options *o, const char *v)
 }
 
 /* One option and its value ("--x v" or "--x=v"). */
-static int parse_option(options *o, const char *name, const char *v)
+int parse_option(options *o, const char *name, const char *v)
 {
     int64_t i64;
     double f;

@@ -17,35 +17,14 @@ static int parse_product(char *line, options *o, char *err, size_t n)
         snprintf(err, n, "want 'm n k layout dtype [beta]', got %d fields", nf);
         return -1;
     }
-    char *end;
-    int64_t v[3];
-    for (int i = 0; i < 3; i++) {
-        v[i] = strtoll(f[i], &end, 10);
-        if (*end || v[i] < 1 || v[i] > INT32_MAX) {
-            snprintf(err, n, "bad size '%s'", f[i]);
-            return -1;
-        }
-    }
-    o->m = v[0], o->n = v[1], o->k = v[2];
-    if (!set_layout(o, f[3])) {
-        snprintf(err, n, "bad layout '%s'", f[3]);
-        return -1;
-    }
-    if (strcasecmp(f[4], "f16") == 0 || strcasecmp(f[4], "fp16") == 0) o->dtype = HG_F16;
-    else if (strcasecmp(f[4], "bf16") == 0) o->dtype = HG_BF16;
-    else {
-        snprintf(err, n, "bad dtype '%s'", f[4]);
-        return -1;
-    }
+    /* Each field by the command line's own rules (parse_option says why). */
+    static const char *const as_option[6] = {"-m", "-n", "-k", "--layout", "--dtype", "--beta"};
     o->beta = 0.0f;
-    if (nf == 6) {
-        double b = strtod(f[5], &end);
-        if (*end) {
-            snprintf(err, n, "bad beta '%s'", f[5]);
+    for (int i = 0; i < nf; i++)
+        if (parse_option(o, as_option[i], f[i]) != 0) {
+            snprintf(err, n, "field %d, '%s', is not a %s", i + 1, f[i], as_option[i]);
             return -1;
         }
-        o->beta = (float)b;
-    }
     o->lda = o->ldb = o->ldc = 0; /* the sweep's products have the smallest */
     return 1;
 }
