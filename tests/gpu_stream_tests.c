@@ -90,18 +90,8 @@ static hg_status workspace_of(hg_handle h, const operands *o, size_t *bytes)
 
 static hg__problem problem_of(const operands *o)
 {
-    hg__problem p;
-    memset(&p, 0, sizeof p);
-    p.opA = HG_OP_N;
-    p.opB = HG_OP_T;
-    p.m = o->s.m;
-    p.n = o->s.n;
-    p.k = o->s.k;
-    p.alpha = 1.0f;
-    p.lda = p.ldb = o->s.k;
-    p.ldc = o->s.n;
-    p.dtype = HG_F16;
-    return p;
+    return hg__problem_make(HG_OP_N, HG_OP_T, o->s.m, o->s.n, o->s.k, 1.0f, NULL, o->s.k, NULL, o->s.k, 0.0f, NULL,
+                            o->s.n, HG_F16);
 }
 
 /* The one-stream result of o through h (on h's current stream), checked
@@ -137,26 +127,57 @@ static int64_t differing(const uint16_t *a, const uint16_t *b, size_t n)
 
 #define MAX_SHAPES 3
 
+/* The stream-K shapes (the quick ones under --quick), their operands on the
+ * device, and the one-stream result of each through a handle pinned to V6:
+ * what the stream and graph tests compare against. */
+typedef struct {
+    hg_handle h;
+    int n;
+    operands o[MAX_SHAPES];
+    uint16_t *ref[MAX_SHAPES];
+} sk_fixture;
+
+/* 1 when everything was made; the fixture can be closed either way. */
+static int sk_fixture_open(sk_fixture *f, const char *what)
+{
+    memset(f, 0, sizeof *f);
+    const shape *shapes = hg_gpu_quick ? sk_quick : sk_shapes;
+    f->n = hg_gpu_quick ? 2 : MAX_SHAPES;
+    f->h = gpu_handle();
+    if (!f->h) return 0;
+    CHECK(hg_set_kernel(f->h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "choose v6");
+    int ok = 1;
+    for (int i = 0; i < f->n && ok; i++) ok = operands_make(&f->o[i], shapes[i]);
+    for (int i = 0; i < f->n && ok; i++) ok = reference_bits(f->h, &f->o[i], &f->ref[i], what);
+    return ok;
+}
+
+static void sk_fixture_close(sk_fixture *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        free(f->ref[i]);
+        operands_free(&f->o[i]);
+    }
+    hg_destroy(f->h);
+}
+
 /* One handle, V6, calls alternating over 2 and then 4 non-blocking streams
  * with nothing ordering them; each call has its own output, compared bit for
  * bit with the one-stream result of its shape. */
 static void test_streams(void)
 {
     if (!v6_wanted()) SKIP("v6 not registered or filtered out by --kernel");
-    const shape *shapes = hg_gpu_quick ? sk_quick : sk_shapes;
-    const int nshapes = hg_gpu_quick ? 2 : MAX_SHAPES, calls = hg_gpu_quick ? 8 : 100;
-    hg_handle h = gpu_handle();
-    if (!h) return;
-    CHECK(hg_set_kernel(h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "choose v6");
-    operands o[MAX_SHAPES];
-    uint16_t *ref[MAX_SHAPES] = {0};
-    int ok = 1;
-    for (int i = 0; i < nshapes && ok; i++) ok = operands_make(&o[i], shapes[i]);
-    for (int i = 0; i < nshapes && ok; i++) {
+    const int calls = hg_gpu_quick ? 8 : 100;
+    sk_fixture fx;
+    int ok = sk_fixture_open(&fx, "one stream");
+    hg_handle h = fx.h;
+    const int nshapes = fx.n;
+    const operands *o = fx.o;
+    uint16_t *const *ref = fx.ref;
+    for (int i = 0; ok && i < nshapes; i++) {
         size_t need = 0;
         CHECK(workspace_of(h, &o[i], &need) == HG_STATUS_SUCCESS && need > 0,
               "shape %d splits its last round (workspace %zu bytes): %s", i, need, hg_last_error(h));
-        ok = reference_bits(h, &o[i], &ref[i], "one stream");
     }
     size_t most = 0;
     for (int i = 0; i < nshapes; i++) most = o[i].nc > most ? o[i].nc : most;
@@ -189,11 +210,7 @@ static void test_streams(void)
         for (int i = 0; i < ns; i++) cudaStreamDestroy(st[i]);
         CHECK(hg_set_stream(h, NULL) == HG_STATUS_SUCCESS, "back to the default stream");
     }
-    for (int i = 0; i < nshapes; i++) {
-        free(ref[i]);
-        operands_free(&o[i]);
-    }
-    hg_destroy(h);
+    sk_fixture_close(&fx);
 }
 
 /* A sequence of calls captured in a CUDA graph (global capture mode), replayed
@@ -203,20 +220,15 @@ static void test_streams(void)
 static void test_graph(void)
 {
     if (!v6_wanted()) SKIP("v6 not registered or filtered out by --kernel");
-    const shape *shapes = hg_gpu_quick ? sk_quick : sk_shapes;
-    const int nshapes = hg_gpu_quick ? 2 : MAX_SHAPES, replays = hg_gpu_quick ? 3 : 100;
-    hg_handle h = gpu_handle();
-    if (!h) return;
-    CHECK(hg_set_kernel(h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "choose v6");
-    operands o[MAX_SHAPES];
-    uint16_t *ref[MAX_SHAPES] = {0};
+    const int replays = hg_gpu_quick ? 3 : 100;
+    sk_fixture fx;
+    int ok = sk_fixture_open(&fx, "eager");
+    hg_handle h = fx.h;
+    const int nshapes = fx.n;
+    const operands *o = fx.o;
+    uint16_t *const *ref = fx.ref;
     size_t off[MAX_SHAPES + 1] = {0};
-    int ok = 1;
-    for (int i = 0; i < nshapes && ok; i++) ok = operands_make(&o[i], shapes[i]);
-    for (int i = 0; i < nshapes && ok; i++) {
-        ok = reference_bits(h, &o[i], &ref[i], "eager");
-        off[i + 1] = off[i] + o[i].nc * 2;
-    }
+    for (int i = 0; i < nshapes; i++) off[i + 1] = off[i] + o[i].nc * 2;
     const size_t total = off[nshapes];
     cudaStream_t cs = NULL, es = NULL;
     cudaGraph_t graph = NULL;
@@ -267,11 +279,7 @@ static void test_graph(void)
     cudaFree(gout), cudaFree(eout), cudaFree(snaps);
     if (cs) cudaStreamDestroy(cs);
     if (es) cudaStreamDestroy(es);
-    for (int i = 0; i < nshapes; i++) {
-        free(ref[i]);
-        operands_free(&o[i]);
-    }
-    hg_destroy(h);
+    sk_fixture_close(&fx);
 }
 
 /* hg_create allocates nothing on the device; the size queries; a caller's
@@ -415,10 +423,7 @@ static void test_corners(void)
         ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaMemcpy(out, dbuf, sizeof out, cudaMemcpyDeviceToHost), "copy");
     }
     if (ok) {
-        hg__problem p;
-        memset(&p, 0, sizeof p);
-        p.opA = HG_OP_N, p.opB = HG_OP_T, p.m = 4, p.n = 8, p.k = 8, p.alpha = 1.0f, p.beta = 0.5f;
-        p.lda = 16, p.ldb = 8, p.ldc = 16, p.dtype = HG_F16;
+        hg__problem p = hg__problem_make(HG_OP_N, HG_OP_T, 4, 8, 8, 1.0f, NULL, 16, NULL, 8, 0.5f, NULL, 16, HG_F16);
         int64_t bad = 0;
         for (int i = 0; i < 4; i++) {
             for (int j = 0; j < 8; j++) {
