@@ -20,8 +20,9 @@ HOST_SRC := src/hopgemm.c src/validate.c src/tensormap.c src/kernel_table.c src/
 # Test-only code (the float64 reference, the fp16 / bf16 conversions): in the
 # internal archive the tests and the tools link, never in a shipped library.
 TESTKIT_SRC := src/reference.c
-CU_SRC   := $(wildcard src/kernels/*.cu)
-HDRS     := include/hopgemm.h src/hg_internal.h src/tiling.h $(wildcard src/kernels/*.cuh)
+CU_SRC   := $(wildcard src/kernels/*.cu) $(wildcard src/family/*.cu)
+HDRS     := include/hopgemm.h src/hg_internal.h src/tiling.h $(wildcard src/kernels/*.cuh) \
+            $(wildcard src/family/*.cuh) src/family/configs.def
 
 HOST_OBJ := $(HOST_SRC:%.c=$(BUILD)/%.o)
 TESTKIT_OBJ := $(TESTKIT_SRC:%.c=$(BUILD)/%.o)

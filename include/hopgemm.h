@@ -82,7 +82,12 @@ typedef enum { HG_OP_N = 0, HG_OP_T = 1 } hg_op;
  * the call. GENERIC serves every valid call. V0..V6 are the tutorial series;
  * each serves the TN layout (opA = N, opB = T) with 16-byte aligned A, B and C,
  * and lda, ldb, ldc multiples of 8 (what TMA needs); V6 also takes a C that
- * breaks that rule (any 2-byte aligned base and ldc), written per thread. */
+ * breaks that rule (any 2-byte aligned base and ldc), written per thread.
+ * From 100 on, the configurations of hopgemm's own kernel family, named by
+ * what they are: sm90_<tile m>x<tile n>x<k block>_s<stages>_c<cluster m>x<cluster n>
+ * [_er: stages released early]_tn. They serve what V0..V5 serve. A value's
+ * meaning never changes; a configuration no longer built keeps its value and
+ * name, and hg_set_kernel reports it as not built in. */
 typedef enum {
     HG_KERNEL_AUTO = 0,
     HG_KERNEL_GENERIC = 1,
@@ -92,7 +97,10 @@ typedef enum {
     HG_KERNEL_V3,
     HG_KERNEL_V4,
     HG_KERNEL_V5,
-    HG_KERNEL_V6
+    HG_KERNEL_V6,
+    HG_KERNEL_SM90_128X256X64_S4_C2X1_TN = 100,
+    HG_KERNEL_SM90_256X128X64_S4_C1X2_TN = 101,
+    HG_KERNEL_SM90_128X256X64_S4_C2X1_ER_TN = 102
 } hg_kernel;
 
 /*
@@ -198,8 +206,8 @@ int hg_kernel_count(void);
  * *summary, when summary is not NULL, gets a one-line description. */
 const char *hg_kernel_info(int i, hg_kernel *id, const char **summary);
 
-/* hg_kernel_name: the name of a kernel id ("auto", "generic", "v0", ...), or
- * NULL for a value outside the enum. */
+/* hg_kernel_name: the name of a kernel id ("auto", "generic", "v0",
+ * "sm90_128x256x64_s4_c2x1_tn", ...), or NULL for a value outside the enum. */
 const char *hg_kernel_name(hg_kernel k);
 
 /*

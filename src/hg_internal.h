@@ -116,6 +116,19 @@ HG_DECLARE_KERNEL(v4);
 HG_DECLARE_KERNEL(v5);
 HG_DECLARE_KERNEL(v6);
 
+/* The family (src/family/): each row of configs.def has this pair and a
+ * workspace query, hg__<name>_workspace. */
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, speed) \
+    HG_DECLARE_KERNEL(name);                                              \
+    size_t hg__##name##_workspace(const hg__problem *p, const hg__device *d);
+#include "family/configs.def"
+#undef HG_FAMILY_CONFIG
+
+/* A family configuration's stream-K partials per worker: cluster CTAs x 2
+ * pieces x 2 consumers x a (bm / 2) x bn fp32 block (src/family/family.cu
+ * asserts it against the kernel's). */
+#define HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) ((size_t)(cm) * (cn) * 2 * (bm) * (bn) * sizeof(float))
+
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
  * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,
  * 4 without the stream-K tail. */

@@ -17,7 +17,27 @@
 #include "hg_internal.h"
 #include "tiling.h"
 
+#define HG_FAM_EARLY_0 ""
+#define HG_FAM_EARLY_1 ", stages released early"
+
+/* A family row: its unit is a cluster's output block, one cluster per
+ * CLUSTER SMs, 64-deep k blocks for its stream-K tail. */
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, speed)                                     \
+    {#name,                                                                                                  \
+     id,                                                                                                     \
+     "family: " #bm "x" #bn " tile, " #stages " stages, " #cm "x" #cn " cluster" HG_FAM_EARLY_##early,       \
+     hg__##name##_can_serve,                                                                                 \
+     hg__##name##_launch,                                                                                    \
+     speed,                                                                                                  \
+     (cm) * (bm),                                                                                            \
+     (cn) * (bn),                                                                                            \
+     1.0 / ((cm) * (cn)),                                                                                    \
+     64,                                                                                                     \
+     HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn),                                                                 \
+     hg__##name##_workspace},
+
 const hg__kernel_entry hg__kernels[] = {
+#include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
      hg__v6_can_serve, hg__v6_launch, 0.95, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace},
@@ -36,6 +56,8 @@ const hg__kernel_entry hg__kernels[] = {
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
      hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL},
 };
+
+#undef HG_FAMILY_CONFIG
 
 const int hg__kernel_count = (int)(sizeof hg__kernels / sizeof hg__kernels[0]);
 

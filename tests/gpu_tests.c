@@ -217,7 +217,8 @@ hg_handle gpu_handle(void)
 static void run_kernel_tn(hg_kernel kid)
 {
     if (hg__find_kernel(kid) == NULL) SKIP("not registered in this build");
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, hg_kernel_name(kid)) != 0)
+    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, hg_kernel_name(kid)) != 0 &&
+        !(kid >= HG_KERNEL_SM90_128X256X64_S4_C2X1_TN && strcmp(hg_gpu_kernel_filter, "family") == 0))
         SKIP("filtered out by --kernel");
     hg_handle h = gpu_handle();
     if (!h) return;
@@ -239,7 +240,7 @@ static void test_v5(void) { run_kernel_tn(HG_KERNEL_V5); }
  * k not a multiple of 64, a cluster's second tile wholly below C, beta. The
  * first two are small enough for compute-sanitizer. Run in sequence on one
  * handle, so a counter left non-zero by one launch breaks the next. */
-static const gcase v6_sk_cases[] = {
+static const gcase sk_cases[] = {
     {HG_OP_N, HG_OP_T, 100, 300, 1000, 0, 1.0f, 0.0f, 0, 0},      /* 1 pair, 2 pieces, rank 1 below C */
     {HG_OP_N, HG_OP_T, 256, 320, 2048, 8, 1.0f, 0.5f, 0, 0},      /* 1 pair, 4 pieces */
     {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0, 0},      /* 4 pairs over 16 clusters */
@@ -251,7 +252,7 @@ static const gcase v6_sk_cases[] = {
 
 /* The same call three times gives the same bits: the tail's partials are
  * summed in k order whichever piece finishes last. */
-static void v6_sk_repeatable(hg_handle h)
+static void sk_repeatable(hg_handle h, const char *kernel)
 {
     const int64_t m = 512, n = 640, k = 8232;
     size_t na = (size_t)(m * k), nb = (size_t)(n * k), nc = (size_t)(m * n);
@@ -275,7 +276,7 @@ static void v6_sk_repeatable(hg_handle h)
     }
     if (ok)
         CHECK(memcmp(out[0], out[1], nc * 2) == 0 && memcmp(out[0], out[2], nc * 2) == 0,
-              "v6 512x640x8232 (stream-K tail) gives the same bits three times");
+              "%s 512x640x8232 (stream-K tail) gives the same bits three times", kernel);
     cudaFree(dA), cudaFree(dB), cudaFree(dC);
     free(hA), free(hB), free(out[0]), free(out[1]), free(out[2]);
 }
@@ -288,11 +289,11 @@ static void test_v6(void)
     hg_handle h = gpu_handle();
     if (!h) return;
     CHECK(hg_set_kernel(h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "choose v6");
-    size_t n = hg_gpu_quick ? 2 : sizeof v6_sk_cases / sizeof v6_sk_cases[0];
+    size_t n = hg_gpu_quick ? 2 : sizeof sk_cases / sizeof sk_cases[0];
     for (int dt = 0; dt < 2; dt++)
         for (size_t i = 0; i < n; i++) {
-            if (dt == 1 && v6_sk_cases[i].m >= 8192) continue; /* the largest once */
-            run_case(h, HG_KERNEL_V6, &v6_sk_cases[i], (hg_dtype)dt);
+            if (dt == 1 && sk_cases[i].m >= 8192) continue; /* the largest once */
+            run_case(h, HG_KERNEL_V6, &sk_cases[i], (hg_dtype)dt);
         }
     /* C whose rows break TMA's 16-byte rule (ldc not a multiple of 8, so
      * every other row starts off a 4-byte boundary): V6 writes it with the
@@ -307,8 +308,41 @@ static void test_v6(void)
             if (hg_gpu_quick && i % 2) continue;
             run_case(h, HG_KERNEL_V6, &odd_ldc[i], (hg_dtype)dt);
         }
-    if (!hg_gpu_quick) v6_sk_repeatable(h);
+    if (!hg_gpu_quick) sk_repeatable(h, "v6");
     hg_destroy(h);
+}
+
+/* Every configuration of the family (ids from HG_KERNEL_SM90_128X256X64_S4_C2X1_TN
+ * on), both dtypes: the TN shapes, the stream-K shapes (a 128 x 256 tile
+ * with a 2 x 1 cluster splits the last round at 4096^3, 8192^3, 2560 x 2240
+ * and the small ones), the same bits three times. A cluster tile wholly
+ * outside C, k below the stage count, partial tiles in m, n and k are in
+ * tn_cases; products of several GiB in gpu/large. */
+static void test_family(void)
+{
+    int ran = 0;
+    for (int i = 0; i < hg_kernel_count(); i++) {
+        hg_kernel kid;
+        const char *name = hg_kernel_info(i, &kid, NULL);
+        if (kid < HG_KERNEL_SM90_128X256X64_S4_C2X1_TN) continue;
+        if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0 &&
+            strcmp(hg_gpu_kernel_filter, "family") != 0)
+            continue;
+        ran++;
+        run_kernel_tn(kid);
+        hg_handle h = gpu_handle();
+        if (!h) return;
+        CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "choose %s", name);
+        size_t n = hg_gpu_quick ? 2 : sizeof sk_cases / sizeof sk_cases[0];
+        for (int dt = 0; dt < 2; dt++)
+            for (size_t j = 0; j < n; j++) {
+                if (dt == 1 && sk_cases[j].m >= 8192) continue; /* the largest once */
+                run_case(h, kid, &sk_cases[j], (hg_dtype)dt);
+            }
+        if (!hg_gpu_quick) sk_repeatable(h, name);
+        hg_destroy(h);
+    }
+    if (!ran) SKIP("no family configuration registered or selected");
 }
 
 /* The generic kernel: the TN shapes, then every layout, misaligned pointers,
@@ -413,6 +447,6 @@ static void test_large(void)
 const hg_test_case hg_gpu_tests[] = {
     {"gpu/generic", test_generic}, {"gpu/v0", test_v0},       {"gpu/v1", test_v1},       {"gpu/v2", test_v2},
     {"gpu/v3", test_v3},           {"gpu/v4", test_v4},       {"gpu/v5", test_v5},       {"gpu/v6", test_v6},
-    {"gpu/auto", test_auto},       {"gpu/stream", test_stream}, {"gpu/large", test_large},
+    {"gpu/family", test_family},   {"gpu/auto", test_auto},       {"gpu/stream", test_stream}, {"gpu/large", test_large},
 };
 const int hg_gpu_test_count = (int)(sizeof hg_gpu_tests / sizeof hg_gpu_tests[0]);

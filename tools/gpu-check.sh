@@ -30,7 +30,7 @@ fi
 
 # SASS: which tensor-core instructions each kernel object holds.
 {
-  for o in "$BUILD"/src/kernels/*.o; do
+  for o in "$BUILD"/src/kernels/*.o "$BUILD"/src/family/*.o; do
     s=$(cuobjdump --dump-sass "$o" 2>/dev/null)
     printf '%-28s HGMMA %5d  HMMA %5d  LDL/STL %d\n' "$(basename "$o" .o)" \
       "$(grep -c HGMMA <<<"$s")" "$(grep -c HMMA <<<"$s")" "$(grep -cE '\b(LDL|STL)\b' <<<"$s")"
@@ -43,7 +43,7 @@ TEST_BUILD=${TEST_BUILD:-$BUILD/debug}
 [ -x "$TEST_BUILD/hg-tests" ] || TEST_BUILD=$BUILD
 if [ $tests = 1 ]; then
   : > "$OUT/tests.log"
-  for k in ${KERNELS:-$("$BUILD/hopgemm-bench" --list | awk '$1 ~ /^(generic|v[0-9])$/ {print $1}') auto}; do
+  for k in ${KERNELS:-$("$BUILD/hopgemm-bench" --list | awk '$1 ~ /^(generic|v[0-9]|sm90_.*)$/ {print $1}') auto}; do
     start=$(date +%s)
     timeout ${TEST_TIMEOUT:-300} "$TEST_BUILD/hg-tests" --gpu-only --kernel "$k" >"$OUT/t.log" 2>&1; rc=$?
     cat "$OUT/t.log" >>"$OUT/tests.log"

@@ -175,10 +175,10 @@ static inline hg_status hg_tn_tensor_maps(const hg__problem *p, uint32_t a_box_r
     return hg__tmap_encode(map_b, p->B, p->dtype, &tb, e);
 }
 
-/* C (m x n) as a 2-D tensor map for TMA stores, boxes of cols x rows, no
- * swizzle. */
+/* C (m x n) as a 2-D tensor map for TMA loads and stores, boxes of cols x
+ * rows, swizzled as the staging in shared memory is (0: packed rows). */
 static inline hg_status hg_c_tensor_map(const hg__problem *p, uint32_t box_cols, uint32_t box_rows,
-                                        CUtensorMap *map_c, hg__err *e)
+                                        int swizzle_bytes, CUtensorMap *map_c, hg__err *e)
 {
     hg__tmap_params tc;
     tc.elem_bytes = 2;
@@ -187,7 +187,7 @@ static inline hg_status hg_c_tensor_map(const hg__problem *p, uint32_t box_cols,
     tc.stride1 = (uint64_t)p->ldc * 2;
     tc.box[0] = box_cols;
     tc.box[1] = box_rows;
-    tc.swizzle_bytes = 0;
+    tc.swizzle_bytes = swizzle_bytes;
     return hg__tmap_encode(map_c, p->C, p->dtype, &tc, e);
 }
 

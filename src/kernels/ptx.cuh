@@ -142,6 +142,16 @@ static __device__ __forceinline__ void hg_tma_store_2d(const CUtensorMap *map, c
                  : "memory");
 }
 
+/* cp.async.bulk.prefetch.tensor (9.7.9.27): pull a 2-D box into L2 without
+ * landing it anywhere (the family's producer warms C for a beta != 0
+ * epilogue while the mainloop runs). */
+static __device__ __forceinline__ void hg_tma_prefetch_l2_2d(const CUtensorMap *map, int32_t c0, int32_t c1)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"((uint64_t)map), "r"(c0),
+                 "r"(c1)
+                 : "memory");
+}
+
 /* cp.async.bulk.commit_group (9.7.9.26): close a group of bulk stores. */
 static __device__ __forceinline__ void hg_cp_async_bulk_commit_group(void)
 {

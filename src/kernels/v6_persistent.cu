@@ -717,7 +717,7 @@ static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStre
     if (st != HG_STATUS_SUCCESS) return st;
     /* The per-thread epilogue never reads map_c (C may then break TMA's rules). */
     memset(&map_c, 0, sizeof map_c);
-    if (TMA_EPI) st = hg_c_tensor_map(p, V6_HN, 64, &map_c, e);
+    if (TMA_EPI) st = hg_c_tensor_map(p, V6_HN, 64, 0, &map_c, e);
     if (st != HG_STATUS_SUCCESS) return st;
 
     void (*kern)(const CUtensorMap, const CUtensorMap, const CUtensorMap, hg_epilogue, hg_sk_plan, int64_t, int64_t,

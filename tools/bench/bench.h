@@ -42,7 +42,7 @@
 enum { BENCH_EXIT_OK = 0, BENCH_EXIT_FAIL = 1, BENCH_EXIT_NO_GPU = 2, BENCH_EXIT_USAGE = 64 };
 
 #define MAX_SEL 32
-#define NAME_LEN 24
+#define NAME_LEN 40
 #define NOTE_LEN 256
 #define ERR_LEN 512
 #define LT_WORKSPACE ((size_t)64 << 20) /* cuBLAS-best's workspace: 64 MiB */

@@ -102,8 +102,7 @@ static bool parse_f64(const char *s, double lo, double hi, double *out)
 }
 
 /* Resolves one name of --kernel: cublas, cublas-best, or any name that
- * hg_kernel_name knows (registered or not: an unregistered one becomes "n/a"
- * with the library's reason instead of a command-line error). */
+ * registered kernel (hg_kernel_info) or auto. */
 static bool resolve_name(const char *name, sel *out)
 {
     memset(out, 0, sizeof *out);
@@ -126,12 +125,19 @@ static bool resolve_name(const char *name, sel *out)
             return true;
         }
     }
-    for (int id = 0; id < 64; id++) {
-        const char *kn = hg_kernel_name((hg_kernel)id);
-        if (kn != NULL && strcasecmp(kn, name) == 0) {
+    if (strcasecmp(name, hg_kernel_name(HG_KERNEL_AUTO)) == 0) {
+        copy_str(out->name, sizeof out->name, hg_kernel_name(HG_KERNEL_AUTO));
+        out->kind = SEL_HG;
+        out->id = HG_KERNEL_AUTO;
+        return true;
+    }
+    hg_kernel id;
+    const char *kn;
+    for (int i = 0; (kn = hg_kernel_info(i, &id, NULL)) != NULL; i++) {
+        if (strcasecmp(kn, name) == 0) {
             copy_str(out->name, sizeof out->name, kn);
             out->kind = SEL_HG;
-            out->id = (hg_kernel)id;
+            out->id = id;
             return true;
         }
     }

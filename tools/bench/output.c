@@ -321,22 +321,22 @@ void print_ncu_kernels(const options *o, const result *res)
 
 int list_kernels(void)
 {
-    printf("%-12s %s\n", "kernel", "summary");
+    printf("%-30s %s\n", "kernel", "summary");
     for (int i = 0; i < hg_kernel_count(); i++) {
         const char *summary = "";
         const char *name = hg_kernel_info(i, NULL, &summary);
-        if (name) printf("%-12s %s\n", name, summary ? summary : "");
+        if (name) printf("%-30s %s\n", name, summary ? summary : "");
     }
-    printf("%-12s %s\n", "auto", "hopgemm's dispatch: the fastest registered kernel that serves the call");
-    printf("%-12s %s\n", "cublas", "baseline: cublasGemmEx, default algorithm, CUBLAS_COMPUTE_32F");
-    printf("%-12s %s\n", "cublas-best",
+    printf("%-30s %s\n", "auto", "hopgemm's dispatch: the fastest registered kernel that serves the call");
+    printf("%-30s %s\n", "cublas", "baseline: cublasGemmEx, default algorithm, CUBLAS_COMPUTE_32F");
+    printf("%-30s %s\n", "cublas-best",
            "baseline: fastest of cuBLASLt's top 8 heuristic candidates, 64 MiB workspace");
     if (hg__find_kernel(HG_KERNEL_V6) != NULL) {
         static const char *const what[] = {NULL, "V6 ablation: each CTA loads its whole B (no multicast)",
                                            "V6 ablation: one cluster per tile pair (not persistent)",
                                            "V6 ablation: per-thread stores instead of the TMA-store epilogue",
                                            "V6 ablation: the last round as whole tiles (no stream-K tail)"};
-        for (int v = 1; v < V6_VARIANTS; v++) printf("%-18s %s\n", v6_variants[v], what[v]);
+        for (int v = 1; v < V6_VARIANTS; v++) printf("%-30s %s\n", v6_variants[v], what[v]);
     }
     return BENCH_EXIT_OK;
 }

@@ -1,0 +1,133 @@
+/*
+ * config.cuh: one configuration of the family as a type. The compile-time
+ * choices (configs.def) are its template parameters; everything the kernel
+ * needs beyond them is derived here and named, so the kernel bodies hold no
+ * literals.
+ *
+ * The layout a configuration implies:
+ *   - 3 warp groups: 2 consumers (rows [wg * WG_M, (wg + 1) * WG_M) of the
+ *     tile, all BN columns) and 1 producer (one thread issues every TMA).
+ *   - A cluster of CM x CN CTAs (along m x along n). CTAs along m share B,
+ *     CTAs along n share A: the shared operand is cut into CLUSTER pieces,
+ *     each CTA loads one and multicasts it to all.
+ *   - A ring of STAGES stages of BK = 64 (one 128-byte swizzle span of k):
+ *     A's BM rows, then B's BN rows, both K-major, 128-byte swizzled.
+ *   - The epilogue stages C in 64 x 64 chunks (one 128-byte swizzle span of
+ *     columns), EPI_SLOTS per consumer, each chunk one TMA store (and, with
+ *     beta != 0, one TMA load of the old C first).
+ */
+#pragma once
+
+#include "../kernels/common.cuh"
+
+template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_> struct hg_fam_cfg {
+    /* ---- the table's choices ---- */
+    static constexpr int BM = BM_;         /* tile rows (m) per CTA */
+    static constexpr int BN = BN_;         /* tile columns (n) per CTA */
+    static constexpr int STAGES = STAGES_; /* ring depth */
+    static constexpr int CM = CM_;         /* cluster CTAs along m (they share B) */
+    static constexpr int CN = CN_;         /* cluster CTAs along n (they share A) */
+    /* true: a consumer waits for its stage's wgmmas and releases the stage
+     * before it waits for the next one (nothing kept in flight); false: V5's
+     * order, one wgmma group kept in flight, the previous stage released. */
+    static constexpr bool EARLY_RELEASE = EARLY_RELEASE_;
+
+    /* ---- element and instruction geometry ---- */
+    static constexpr int ELEM_BYTES = 2;               /* fp16 / bf16 */
+    static constexpr int SWIZZLE_BYTES = 128;          /* TMA and wgmma swizzle span */
+    static constexpr int BK = SWIZZLE_BYTES / ELEM_BYTES; /* 64: one swizzled row of k */
+    static constexpr int MMA_M = 64;                   /* wgmma's m */
+    static constexpr int MMA_K = 16;                   /* wgmma's k for 16-bit inputs */
+    static constexpr int MMA_N_MAX = 256;              /* widest wgmma */
+    static constexpr int K_SLICES = BK / MMA_K;        /* wgmmas per stage per atom */
+    /* A k16 slice starts MMA_K * ELEM_BYTES = 32 bytes further along the row:
+     * in the descriptor's start-address field (16-byte units) that is +2. */
+    static constexpr int DESC_K_STEP = MMA_K * ELEM_BYTES / 16;
+
+    /* ---- warp groups ---- */
+    static constexpr int WG_THREADS = 128;
+    static constexpr int CONSUMERS = 2;
+    static constexpr int THREADS = (CONSUMERS + 1) * WG_THREADS;
+    static constexpr int PRODUCER_FIRST_THREAD = CONSUMERS * WG_THREADS;
+    static constexpr int WG_M = BM / CONSUMERS;          /* rows per consumer */
+    static constexpr int M_ATOMS = WG_M / MMA_M;         /* m64 wgmmas per k16 slice */
+    static constexpr int ACC_ATOM = BN / 2;              /* accumulator floats per thread per atom (m64nBN) */
+    static constexpr int ACC = M_ATOMS * ACC_ATOM;       /* accumulator floats per thread */
+    /* setmaxnreg: at entry each thread has 65536 / THREADS registers
+     * (__launch_bounds__(THREADS, 1)); the producer gives up what the
+     * consumers take. */
+    static constexpr int REGS_AT_ENTRY = 65536 / THREADS;
+    static constexpr int REGS_CONSUMER = 232;
+    static constexpr int REGS_PRODUCER = 40;
+
+    /* ---- cluster and multicast ---- */
+    static constexpr int CLUSTER = CM * CN;
+    static constexpr bool MCAST_A = CN > 1;
+    static constexpr bool MCAST_B = CM > 1;
+    static constexpr uint16_t CLUSTER_MASK = (uint16_t)((1u << CLUSTER) - 1);
+
+    /* ---- shared memory: the ring ---- */
+    static constexpr int ROW_BYTES = BK * ELEM_BYTES;             /* 128 */
+    static constexpr int SWIZZLE_ATOM_BYTES = 8 * ROW_BYTES;      /* 1024: 8 rows, the alignment */
+    static constexpr int A_BYTES = BM * ROW_BYTES;
+    static constexpr int B_BYTES = BN * ROW_BYTES;
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr int A_BOX_ROWS = BM / CN;                    /* this CTA's load of A (a piece when shared) */
+    static constexpr int B_BOX_ROWS = BN / CM;
+    static constexpr int A_BOX_BYTES = A_BOX_ROWS * ROW_BYTES;
+    static constexpr int B_BOX_BYTES = B_BOX_ROWS * ROW_BYTES;
+    static constexpr int ATOM_A_BYTES = MMA_M * ROW_BYTES;        /* one m64 atom of A */
+    static constexpr int WG_A_BYTES = WG_M * ROW_BYTES;           /* one consumer's rows of A */
+
+    /* ---- shared memory: the epilogue's staging ---- */
+    static constexpr int EPI_ROWS = MMA_M;                        /* a chunk: one atom's rows ... */
+    static constexpr int EPI_COLS = SWIZZLE_BYTES / ELEM_BYTES;   /* ... by one swizzle span of columns */
+    static constexpr int EPI_CHUNK_BYTES = EPI_ROWS * EPI_COLS * ELEM_BYTES;
+    static constexpr int EPI_SLOTS = 2;                           /* per consumer: fill one while one stores */
+    static constexpr int EPI_COL_CHUNKS = BN / EPI_COLS;
+    static constexpr int EPI_ACC_PER_CHUNK = EPI_COLS / 2;        /* fragment floats covering 64 columns */
+    static constexpr int SWIZZLE_UNIT_BYTES = 16;                 /* the swizzle permutes 16-byte units ... */
+    static constexpr int SWIZZLE_ROWS = SWIZZLE_ATOM_BYTES / ROW_BYTES; /* ... by row mod 8 */
+    /* With beta != 0 the producer pulls the tile's C into L2 this many k
+     * blocks before the tile's last, so the epilogue's loads hit L2. */
+    static constexpr int C_PREFETCH_BLOCKS = 2 * STAGES;
+    static constexpr int TMA_ALIGN_ELEMS = 16 / ELEM_BYTES;       /* TMA's 16-byte rule in elements */
+
+    /* ---- shared memory: the map ---- */
+    static constexpr int OFF_EPI = STAGES * STAGE_BYTES;
+    static constexpr int OFF_BARRIERS = OFF_EPI + CONSUMERS * EPI_SLOTS * EPI_CHUNK_BYTES;
+    static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS; /* full, empty, C loads */
+    static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * 8;       /* stream-K: one u32 per consumer */
+    static constexpr int SMEM_USED = OFF_FLAGS + CONSUMERS * 4;
+    static constexpr int SMEM_BYTES = SMEM_USED + SWIZZLE_ATOM_BYTES;   /* slack to align the base */
+    static constexpr int SMEM_LIMIT = 232448;                           /* sm_90's opt-in maximum */
+
+    /* ---- pipeline arrivals ---- */
+    static constexpr int FULL_ARRIVALS = 1;                  /* the producer's arrive.expect_tx */
+    static constexpr int EMPTY_ARRIVALS = CONSUMERS * CLUSTER; /* every consumer of every CTA that writes here */
+
+    /* ---- scheduling ---- */
+    static constexpr int UNIT_M = CM * BM;   /* a cluster's output block */
+    static constexpr int UNIT_N = CN * BN;
+    static constexpr int RASTER_GROUP = 8;   /* cluster blocks per band along n (tiling.h) */
+
+    /* ---- stream-K tail (tiling.h): one consumer's fp32 partial per (worker,
+     * rank, piece slot, consumer) ---- */
+    static constexpr int SK_SLOTS = 2;
+    static constexpr int SK_GROUP_FLOATS = ACC * WG_THREADS;
+    static constexpr size_t SK_WORKER_BYTES = (size_t)CLUSTER * SK_SLOTS * CONSUMERS * SK_GROUP_FLOATS * sizeof(float);
+
+    static_assert(BK == 64, "the descriptors assume 128-byte swizzled rows of 64 elements");
+    static_assert(WG_M % MMA_M == 0 && M_ATOMS >= 1, "a consumer's rows are whole m64 atoms");
+    static_assert(BN % EPI_COLS == 0 && BN <= MMA_N_MAX, "BN: one wgmma wide and whole 64-column chunks");
+    static_assert(BN == 64 || BN == 128 || BN == 256, "no wgmma wrapper for this BN (tools/gen_wgmma.py)");
+    static_assert(CLUSTER == 1 || CLUSTER == 2, "a cluster of 1 or 2 CTAs");
+    static_assert(A_BOX_ROWS <= 256 && B_BOX_ROWS <= 256, "a TMA box is at most 256 rows");
+    static_assert(A_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 && B_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 &&
+                      STAGE_BYTES % SWIZZLE_ATOM_BYTES == 0 && EPI_CHUNK_BYTES % SWIZZLE_ATOM_BYTES == 0,
+                  "every swizzled box starts 1024-byte aligned");
+    static_assert(SMEM_BYTES <= SMEM_LIMIT, "the configuration does not fit in shared memory");
+    static_assert(CONSUMERS * WG_THREADS * REGS_CONSUMER + WG_THREADS * REGS_PRODUCER <= THREADS * REGS_AT_ENTRY,
+                  "the consumers' registers are not covered by the producer's");
+    static_assert(ACC <= 160, "the accumulator must fit in the consumers' registers without spilling");
+};

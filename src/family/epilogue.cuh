@@ -1,0 +1,191 @@
+/*
+ * epilogue.cuh: one consumer writes its WG_M x BN result as
+ * C = alpha * acc + beta * C, chunk by chunk (EPI_ROWS x EPI_COLS, 64 x 64):
+ *
+ *   1. thread 0 waits until the bulk store that last used the chunk's slot
+ *      has read it (wait_group.read EPI_SLOTS - 1: the other slot's store may
+ *      still run); bar.sync.
+ *   2. beta != 0 only: the chunk's old C comes into the slot by TMA: the
+ *      first chunk's load is issued before the tile's mainloop (load_first),
+ *      each next chunk's while the one before it is staged, all from L2 (the
+ *      producer warmed the tile's C during the mainloop); all wait on the
+ *      slot's barrier. With beta == 0, C is never read.
+ *   3. all: each thread writes its fragment pairs into the slot (reading the
+ *      old value from the same place first when beta != 0), at the 128-byte
+ *      swizzle's address: the 8 rows a warp writes at once fall in 8
+ *      different 16-byte units, so the stores are free of bank conflicts.
+ *      fence.proxy.async, bar.sync.
+ *   4. thread 0: TMA store of the chunk (the C map has the same swizzle),
+ *      commit. It runs while the next chunk is staged in the other slot, and
+ *      the last ones while the next tile's mainloop runs.
+ *
+ * A chunk wholly outside C is skipped. A TMA store clips at C's edge in
+ * 16-byte units, not elements (docs/v6.md), so a chunk that straddles an n
+ * that is not a multiple of 8 is staged the same way and then copied out per
+ * element, bounds-checked (its old C, when loaded, is right inside C; what
+ * the load put beyond n is never written).
+ */
+#pragma once
+
+#include "config.cuh"
+
+template <class Cfg, int DT> struct hg_fam_epilogue {
+    uint8_t *slots;  /* this consumer's EPI_SLOTS chunks */
+    uint64_t *cbar;  /* per slot: its C load's barrier */
+    uint32_t seq;    /* chunks staged so far: the slot is seq % EPI_SLOTS */
+    uint32_t phases; /* bit s: the parity slot s's next C load completes */
+
+    /* Byte offset of element (r, c) of a chunk: rows of ROW_BYTES, the
+     * 16-byte unit of a row permuted by the row's index mod SWIZZLE_ROWS. */
+    static __device__ __forceinline__ uint32_t swizzled(int r, int c)
+    {
+        const uint32_t byte = (uint32_t)(c * Cfg::ELEM_BYTES);
+        const uint32_t unit = (byte / Cfg::SWIZZLE_UNIT_BYTES) ^ (uint32_t)(r % Cfg::SWIZZLE_ROWS);
+        return (uint32_t)(r * Cfg::ROW_BYTES) + unit * Cfg::SWIZZLE_UNIT_BYTES + byte % Cfg::SWIZZLE_UNIT_BYTES;
+    }
+
+    /* Step 3 for one chunk. Fragment layout (9.7.15.5.1): thread t, warp
+     * w = t / 32, lane l: frag[4j + 2h + e] is element (16w + l/4 + 8h,
+     * 8j + 2(l%4) + e) of the chunk. Each pair (e = 0, 1) is one 4-byte
+     * st.shared. */
+    static __device__ __forceinline__ void stage(uint8_t *slot, const float *frag, const hg_epilogue &epi, int ctid)
+    {
+        constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8; /* the fragment's geometry */
+        const int warp = ctid / 32, lane = ctid % 32;
+        const int r = warp * WARP_ROWS + lane / QUAD;
+        const int c = 2 * (lane % QUAD);
+        const bool with_c = epi.beta != 0.0f;
+#pragma unroll
+        for (int j = 0; j < Cfg::EPI_COLS / PAIR_COLS; j++) {
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                uint32_t *dst = (uint32_t *)(slot + swizzled(r + PAIR_COLS * h, c + PAIR_COLS * j));
+                float v0 = epi.alpha * frag[4 * j + 2 * h], v1 = epi.alpha * frag[4 * j + 2 * h + 1];
+                if (with_c) {
+                    const uint32_t old = *dst;
+                    v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old & 0xFFFF));
+                    v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old >> 16));
+                }
+                *dst = hg_pack2<DT>(v0, v1);
+            }
+        }
+    }
+
+    /* Step 4 where a TMA store would write past n: each thread copies
+     * elements of the staged chunk that lie inside C, one at a time (only
+     * the last column chunk when n is not a multiple of 8). The fence orders
+     * these generic reads before the slot's next async-proxy write. */
+    static __device__ __forceinline__ void copy_out(const uint8_t *slot, const hg_epilogue &epi, int64_t row0,
+                                                    int64_t col0, int ctid)
+    {
+        for (int idx = ctid; idx < Cfg::EPI_ROWS * Cfg::EPI_COLS; idx += Cfg::WG_THREADS) {
+            const int r = idx / Cfg::EPI_COLS, c = idx % Cfg::EPI_COLS;
+            if (row0 + r < epi.m && col0 + c < epi.n)
+                epi.C[(row0 + r) * epi.ldc + col0 + c] = *(const uint16_t *)(slot + swizzled(r, c));
+        }
+        hg_fence_proxy_async_shared_cta();
+    }
+
+    /* Thread 0: the old C of the chunk at (row0, col0) into slot s. */
+    __device__ __forceinline__ void load(const CUtensorMap *map_c, uint32_t s, int64_t row0, int64_t col0)
+    {
+        hg_mbarrier_arrive_expect_tx(&cbar[s], Cfg::EPI_CHUNK_BYTES);
+        hg_tma_load_2d(slots + s * Cfg::EPI_CHUNK_BYTES, map_c, &cbar[s], (int32_t)col0, (int32_t)row0);
+    }
+
+    /* With beta != 0, before a whole tile's mainloop: load the old C of the
+     * consumer's first chunk (rows row0.., columns col0..) into the slot it
+     * will use, so the epilogue does not start with a load's latency. The
+     * previous tile's stores must have read the slot (thread 0 waits; the
+     * others meet it at the first wgmma). Returns whether it loaded. */
+    __device__ __forceinline__ bool load_first(const CUtensorMap *map_c, const hg_epilogue &epi, int64_t row0,
+                                               int64_t col0, int ctid)
+    {
+        if (epi.beta == 0.0f || row0 >= epi.m || col0 >= epi.n) return false;
+        if (ctid == 0) {
+            hg_cp_async_bulk_wait_group_read<0>();
+            load(map_c, seq % Cfg::EPI_SLOTS, row0, col0);
+        }
+        return true;
+    }
+
+    /* Steps 1 to 4 for the chunk at (row0, col0), inside C. With beta != 0:
+     * `loaded` says its old C is already on the way, and the next chunk's
+     * (at next_row0, next_col0, when has_next) is loaded into the other slot
+     * while this one is staged. */
+    __device__ __forceinline__ void chunk(const CUtensorMap *map_c, const float *frag, const hg_epilogue &epi,
+                                          int64_t row0, int64_t col0, int ctid, int bar_id, bool loaded,
+                                          bool has_next, int64_t next_row0, int64_t next_col0)
+    {
+        static_assert(Cfg::EPI_SLOTS == 2, "the C loads look one chunk ahead into the other slot");
+        const uint32_t s = seq % Cfg::EPI_SLOTS;
+        uint8_t *slot = slots + s * Cfg::EPI_CHUNK_BYTES;
+        const bool with_c = epi.beta != 0.0f;
+        if (ctid == 0) {
+            if (with_c) {
+                /* Both slots' stores have read them: this one's is loaded
+                 * now (if not yet), the other one's right after the sync. */
+                hg_cp_async_bulk_wait_group_read<0>();
+                if (!loaded) load(map_c, s, row0, col0);
+            } else {
+                hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 1>();
+            }
+        }
+        /* After it every thread is past the previous chunk, its copy-out's
+         * reads of the other slot included. */
+        hg_bar_sync(bar_id, Cfg::WG_THREADS);
+        if (with_c) {
+            if (has_next && ctid == 0) load(map_c, s ^ 1u, next_row0, next_col0);
+            hg_mbarrier_wait(&cbar[s], (phases >> s) & 1u);
+            phases ^= 1u << s;
+        }
+        stage(slot, frag, epi, ctid);
+        hg_fence_proxy_async_shared_cta();
+        hg_bar_sync(bar_id, Cfg::WG_THREADS);
+        if (col0 + Cfg::EPI_COLS > epi.n && epi.n % Cfg::TMA_ALIGN_ELEMS != 0) {
+            copy_out(slot, epi, row0, col0, ctid);
+            /* An empty bulk group keeps "group i used slot i % EPI_SLOTS"
+             * true for step 1's wait. */
+            if (ctid == 0) hg_cp_async_bulk_commit_group();
+        } else if (ctid == 0) {
+            hg_tma_store_2d(map_c, slot, (int32_t)col0, (int32_t)row0);
+            hg_cp_async_bulk_commit_group();
+        }
+        seq++;
+    }
+
+    /* The consumer's whole result: rows [row0, row0 + WG_M), columns
+     * [col0, col0 + BN); first_loaded: load_first loaded the first chunk.
+     * Chunks go row of atoms by row, those inside C only. Every branch is
+     * uniform over the warp group. */
+    __device__ __forceinline__ void tile(const CUtensorMap *map_c, const float *acc, const hg_epilogue &epi,
+                                         int64_t row0, int64_t col0, int ctid, int bar_id, bool first_loaded)
+    {
+        bool loaded = first_loaded;
+#pragma unroll
+        for (int i = 0; i < Cfg::M_ATOMS; i++) {
+#pragma unroll
+            for (int q = 0; q < Cfg::EPI_COL_CHUNKS; q++) {
+                const int64_t r0 = row0 + (int64_t)i * Cfg::EPI_ROWS, c0 = col0 + (int64_t)q * Cfg::EPI_COLS;
+                if (r0 >= epi.m || c0 >= epi.n) continue;
+                /* The next chunk inside C: along the row of atoms, else the
+                 * start of the next row. */
+                int64_t nr0 = r0, nc0 = c0 + Cfg::EPI_COLS;
+                bool has_next = q + 1 < Cfg::EPI_COL_CHUNKS && nc0 < epi.n;
+                if (!has_next) {
+                    nr0 = r0 + Cfg::EPI_ROWS, nc0 = col0;
+                    has_next = i + 1 < Cfg::M_ATOMS && nr0 < epi.m;
+                }
+                chunk(map_c, acc + i * Cfg::ACC_ATOM + q * Cfg::EPI_ACC_PER_CHUNK, epi, r0, c0, ctid, bar_id, loaded,
+                      has_next, nr0, nc0);
+                loaded = has_next;
+            }
+        }
+    }
+
+    /* Before the CTA exits: the last stores' writes are done. */
+    __device__ __forceinline__ void finish(int ctid)
+    {
+        if (ctid == 0) hg_cp_async_bulk_wait_group<0>();
+    }
+};

@@ -1,0 +1,153 @@
+/*
+ * kernel.cuh: the family's kernel skeleton. A persistent, warp-specialized
+ * kernel over a configuration (config.cuh): the scheduler (scheduler.cuh)
+ * hands each cluster its pieces, the producer fills the ring (mainloop.cuh),
+ * the consumers multiply and write C (epilogue.cuh).
+ *
+ * Per CTA: 2 consumer warp groups (setmaxnreg up to REGS_CONSUMER), then a
+ * producer warp group (down to REGS_PRODUCER) whose first thread issues every
+ * load. Both sides walk the same list of pieces (hg_sk_next from the same
+ * cluster id), so their ring cursors count the same stage uses, in every
+ * CTA of the cluster.
+ *
+ * Phases: the producer's cursor starts at parity 1 (a fresh barrier lets it
+ * through), the consumers' at 0; both flip when the stage wraps. The end
+ * drain (producer_tail) waits for the release of every stage's last fill:
+ * afterwards every remote arrive the peer's consumers will make on this CTA
+ * has landed, and every byte this producer multicast into the peer was
+ * consumed; the final cluster sync keeps both CTAs alive until then.
+ */
+#pragma once
+
+#include "epilogue.cuh"
+#include "mainloop.cuh"
+#include "scheduler.cuh"
+
+/* The dynamic shared memory, base rounded up to the swizzle atom (the same
+ * padding in every CTA, as multicast needs: it writes at the same offset). */
+template <class Cfg> static __device__ __forceinline__ hg_pipeline hg_fam_pipeline(uint8_t *smem)
+{
+    hg_pipeline p;
+    p.full = (uint64_t *)(smem + Cfg::OFF_BARRIERS);
+    p.empty = p.full + Cfg::STAGES;
+    p.stages = Cfg::STAGES;
+    return p;
+}
+
+template <class Cfg> static __device__ __forceinline__ uint64_t *hg_fam_cload_barriers(uint8_t *smem, int wg)
+{
+    return (uint64_t *)(smem + Cfg::OFF_BARRIERS) + 2 * Cfg::STAGES + wg * Cfg::EPI_SLOTS;
+}
+
+template <class Cfg, int DT>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    hg_fam_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                  const __grid_constant__ CUtensorMap map_c, hg_epilogue epi, hg_sk_plan plan,
+                  hg_fam_sched<Cfg> sched, float *sk_partials, uint32_t *sk_counters)
+{
+    extern __shared__ __align__(1024) uint8_t smem_raw[];
+    const int tid = threadIdx.x;
+
+    if (tid == 0) {
+        uint8_t *smem = hg_smem_align1024(smem_raw);
+        hg_pipeline_init(hg_fam_pipeline<Cfg>(smem), Cfg::FULL_ARRIVALS, Cfg::EMPTY_ARRIVALS);
+        for (int wg = 0; wg < Cfg::CONSUMERS; wg++)
+            for (int s = 0; s < Cfg::EPI_SLOTS; s++) hg_mbarrier_init(hg_fam_cload_barriers<Cfg>(smem, wg) + s, 1);
+        /* The inits are visible to the peer's multicasts and remote arrives
+         * before the cluster sync below lets the peer start. */
+        hg_fence_mbarrier_init_cluster();
+    }
+    hg_cluster_sync();
+
+    /* Values are computed inside each branch, after its setmaxnreg (a value
+     * live across it is spilled); consumers first in the source (with the
+     * producer first, ptxas serializes the wgmmas: the seed's observation). */
+    if (tid < Cfg::PRODUCER_FIRST_THREAD) {
+        /* ---- consumers ---- */
+        hg_setmaxnreg_inc<Cfg::REGS_CONSUMER>();
+        uint8_t *smem = hg_smem_align1024(smem_raw);
+        const hg_pipeline pipe = hg_fam_pipeline<Cfg>(smem);
+        const uint32_t rank = hg_cluster_ctarank();
+        const int64_t cluster_id = blockIdx.x / Cfg::CLUSTER;
+        const int wg = tid / Cfg::WG_THREADS;
+        const int ctid = tid % Cfg::WG_THREADS;
+        const int bar_id = 1 + wg; /* this group's named barrier (0 is __syncthreads) */
+        volatile uint32_t *sk_last = (volatile uint32_t *)(smem + Cfg::OFF_FLAGS) + wg;
+        hg_fam_epilogue<Cfg, DT> out;
+        out.slots = smem + Cfg::OFF_EPI + wg * Cfg::EPI_SLOTS * Cfg::EPI_CHUNK_BYTES;
+        out.cbar = hg_fam_cload_barriers<Cfg>(smem, wg);
+        out.seq = 0;
+        out.phases = 0;
+        float acc[Cfg::ACC];
+        hg_pipe_cursor cur = hg_pipe_consumer_start();
+
+        hg_sk_cursor walk = hg_sk_start(&plan, cluster_id);
+        hg_sk_piece pc;
+        while (hg_sk_next(&plan, &walk, &pc)) {
+            int64_t offset_m, offset_n;
+            sched.tile_offsets(pc.tile, rank, &offset_m, &offset_n);
+#pragma unroll
+            for (int i = 0; i < Cfg::ACC; i++) acc[i] = 0.0f;
+            /* Pin the zeros before the first wgmma.fence, so no move of them
+             * lands between wgmmas (ptxas would then serialize them). */
+            hg_acc_fence<Cfg::ACC>(acc);
+            const int64_t row0 = offset_m + (int64_t)wg * Cfg::WG_M;
+            /* Only a whole tile surely writes C (a tail piece may not). */
+            const bool first_loaded = pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid);
+            hg_fam_consume<Cfg, DT>(acc, pipe, &cur, smem, wg, ctid, pc.k_end - pc.k_begin);
+            /* A piece of a tail tile: only the last piece to finish writes C. */
+            if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cluster_id, rank, wg, ctid, bar_id, sk_last,
+                                                         sk_partials, sk_counters))
+                continue;
+            out.tile(&map_c, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
+        }
+        out.finish(ctid);
+    } else {
+        /* ---- producer ---- */
+        hg_setmaxnreg_dec<Cfg::REGS_PRODUCER>();
+        uint8_t *smem = hg_smem_align1024(smem_raw);
+        const hg_pipeline pipe = hg_fam_pipeline<Cfg>(smem);
+        const uint32_t rank = hg_cluster_ctarank();
+        const int64_t cluster_id = blockIdx.x / Cfg::CLUSTER;
+        if (tid == Cfg::PRODUCER_FIRST_THREAD) {
+            hg_prefetch_tensormap(&map_a);
+            hg_prefetch_tensormap(&map_b);
+            const bool warm_c = epi.beta != 0.0f;
+            hg_pipe_cursor cur = hg_pipe_producer_start();
+            hg_sk_cursor walk = hg_sk_start(&plan, cluster_id);
+            hg_sk_piece pc;
+            while (hg_sk_next(&plan, &walk, &pc)) {
+                int64_t offset_m, offset_n;
+                sched.tile_offsets(pc.tile, rank, &offset_m, &offset_n);
+                int64_t warm_at = pc.k_end - Cfg::C_PREFETCH_BLOCKS;
+                if (warm_at < pc.k_begin) warm_at = pc.k_begin;
+                for (int64_t kt = pc.k_begin; kt < pc.k_end; kt++) {
+                    /* producer_acquire: every consumer that reads this slot
+                     * (both CTAs' with a cluster) released it. */
+                    hg_pipe_producer_acquire(pipe, cur);
+                    hg_fam_produce_stage<Cfg>(smem + cur.stage * Cfg::STAGE_BYTES,
+                                              hg_pipe_producer_barrier(pipe, cur), &map_a, &map_b, kt, offset_m,
+                                              offset_n, rank);
+                    hg_pipe_advance(pipe, &cur);
+                    if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n) {
+                        for (int r = 0; r < Cfg::BM; r += Cfg::EPI_ROWS)
+                            for (int c = 0; c < Cfg::BN; c += Cfg::EPI_COLS)
+                                hg_tma_prefetch_l2_2d(&map_c, hg_fam_coord(offset_n + c), hg_fam_coord(offset_m + r));
+                    }
+                }
+            }
+            /* producer_tail: wait for the release of every stage's last
+             * fill (a slot never filled passes at once on its fresh
+             * barrier), so no arrival or multicast is outstanding at exit. */
+            for (int i = 0; i < Cfg::STAGES; i++) {
+                hg_pipe_producer_acquire(pipe, cur);
+                hg_pipe_advance(pipe, &cur);
+            }
+        }
+        __syncwarp();
+    }
+    /* No CTA exits while its peer may still multicast into it or arrive on
+     * its barriers. */
+    __syncwarp();
+    hg_cluster_sync();
+}

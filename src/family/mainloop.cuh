@@ -1,0 +1,137 @@
+/*
+ * mainloop.cuh: the family's producer and consumer for one k block (a stage
+ * of the ring, pipeline.cuh), over a configuration (config.cuh).
+ *
+ * Barriers of stage s, per CTA:
+ *   full[s]:  1 arrival (the producer's arrive.expect_tx of STAGE_BYTES) plus
+ *             the stage's bytes: this CTA's own operand box and every piece of
+ *             the shared operand (its own multicast and the peer's; a
+ *             multicast completes its bytes on the barrier at the same offset
+ *             in each CTA). A peer's bytes may land before this CTA's
+ *             expect_tx; the phase cannot complete early, since the
+ *             producer's arrival is still pending, and they cannot land in
+ *             the previous phase: the peer refills s only after its empty[s]
+ *             completed, which needs this CTA's consumers' releases, which
+ *             follow this CTA's full[s].
+ *   empty[s]: EMPTY_ARRIVALS = consumers x cluster CTAs: every consumer of
+ *             every CTA whose producer writes into this CTA's stage releases
+ *             it to each of them.
+ */
+#pragma once
+
+#include "../kernels/pipeline.cuh"
+#include "config.cuh"
+#include "scheduler.cuh"
+
+/* The producer's loads of k block kt of the CTA's tile at (offset_m,
+ * offset_n) into stage `st` (the whole stage arrives, zeros outside the
+ * tensors, even for a tile wholly outside C: its peer needs the shared
+ * operand's piece). `rank` picks this CTA's piece of the shared operand. */
+template <class Cfg>
+static __device__ __forceinline__ void hg_fam_produce_stage(uint8_t *st, uint64_t *full, const CUtensorMap *map_a,
+                                                            const CUtensorMap *map_b, int64_t kt, int64_t offset_m,
+                                                            int64_t offset_n, uint32_t rank)
+{
+    hg_mbarrier_arrive_expect_tx(full, Cfg::STAGE_BYTES);
+    const int32_t ck = (int32_t)(kt * Cfg::BK);
+    if constexpr (Cfg::MCAST_A) {
+        const uint32_t piece = rank / Cfg::CM; /* CTAs along n share A */
+        hg_tma_load_2d_multicast(st + piece * Cfg::A_BOX_BYTES, map_a, full, ck,
+                                 hg_fam_coord(offset_m + (int64_t)piece * Cfg::A_BOX_ROWS), Cfg::CLUSTER_MASK);
+    } else {
+        hg_tma_load_2d(st, map_a, full, ck, hg_fam_coord(offset_m));
+    }
+    uint8_t *sb = st + Cfg::A_BYTES;
+    if constexpr (Cfg::MCAST_B) {
+        const uint32_t piece = rank % Cfg::CM; /* CTAs along m share B */
+        hg_tma_load_2d_multicast(sb + piece * Cfg::B_BOX_BYTES, map_b, full, ck,
+                                 hg_fam_coord(offset_n + (int64_t)piece * Cfg::B_BOX_ROWS), Cfg::CLUSTER_MASK);
+    } else {
+        hg_tma_load_2d(sb, map_b, full, ck, hg_fam_coord(offset_n));
+    }
+}
+
+/* One consumer's wgmmas for one stage: K_SLICES k16 slices x M_ATOMS m64
+ * atoms of m64nBNk16, one commit group. `a` is the consumer's rows of A in
+ * the stage, `b` the stage's B. A slice starts DESC_K_STEP further in the
+ * descriptors' address field (the tiles sit below 256 KiB, 1024-aligned: the
+ * addition never carries out of the field). */
+template <class Cfg, int DT>
+static __device__ __forceinline__ void hg_fam_mma_stage(float *acc, uint32_t a, uint32_t b)
+{
+    const uint64_t db = hg_wgmma_desc_sw128(b);
+    uint64_t da[Cfg::M_ATOMS];
+#pragma unroll
+    for (int i = 0; i < Cfg::M_ATOMS; i++) da[i] = hg_wgmma_desc_sw128(a + i * Cfg::ATOM_A_BYTES);
+    hg_wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < Cfg::K_SLICES; kk++)
+#pragma unroll
+        for (int i = 0; i < Cfg::M_ATOMS; i++)
+            hg_wgmma_m64k16<Cfg::BN, DT>(acc + i * Cfg::ACC_ATOM, da[i] + kk * Cfg::DESC_K_STEP,
+                                         db + kk * Cfg::DESC_K_STEP, 1);
+    hg_wgmma_commit_group();
+}
+
+/* consumer_release: one thread of a consumer tells every producer that
+ * writes into this stage (its own and, with a cluster, the peer's) that the
+ * consumer is done reading it. Relaxed: the consumer only read the stage.
+ * A barrier's cluster address comes from mapa; rank == own rank works too. */
+template <class Cfg> static __device__ __forceinline__ void hg_fam_consumer_release(uint64_t *bar)
+{
+    if constexpr (Cfg::CLUSTER > 1) {
+        const uint32_t local = hg_smem_addr(bar);
+#pragma unroll
+        for (uint32_t r = 0; r < (uint32_t)Cfg::CLUSTER; r++)
+            hg_mbarrier_arrive_remote_relaxed(hg_mapa_shared_cluster(local, r));
+    } else {
+        hg_mbarrier_arrive(bar);
+    }
+}
+
+/* One consumer's mainloop over k blocks [0, k_count) of a piece: the ring's
+ * cursor carries over from piece to piece. Every stage it acquires is
+ * released before it returns, so the producer fills the next piece's stages
+ * while this one's epilogue runs. */
+template <class Cfg, int DT>
+static __device__ __forceinline__ void hg_fam_consume(float *acc, const hg_pipeline &pipe, hg_pipe_cursor *cur,
+                                                      uint8_t *smem, int wg, int ctid, int64_t k_count)
+{
+    const uint32_t a_off = (uint32_t)(wg * Cfg::WG_A_BYTES);
+    if constexpr (Cfg::EARLY_RELEASE) {
+        /* Release each stage as soon as its own wgmmas are done, before
+         * waiting for the next one: a slot turns over in one tensor-work
+         * time plus the refill's round trip. */
+        for (int64_t kt = 0; kt < k_count; kt++) {
+            hg_pipe_consumer_acquire(pipe, *cur);
+            const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
+            hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES);
+            hg_wgmma_wait_group<0>();
+            hg_acc_fence<Cfg::ACC>(acc);
+            if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_consumer_barrier(pipe, *cur));
+            hg_pipe_advance(pipe, cur);
+        }
+    } else {
+        /* V5's order: issue stage kt, wait until only its group is pending,
+         * release stage kt - 1; drain and release the last at the end. The
+         * first stage is peeled (k_count >= 1), so the loop body has no
+         * branch around its wait. */
+        hg_pipe_consumer_acquire(pipe, *cur);
+        {
+            const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
+            hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES);
+        }
+        hg_pipe_advance(pipe, cur);
+        for (int64_t kt = 1; kt < k_count; kt++) {
+            hg_pipe_consumer_acquire(pipe, *cur);
+            const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
+            hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES);
+            hg_wgmma_wait_group<1>();
+            if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_prev_consumer_barrier(pipe, *cur));
+            hg_pipe_advance(pipe, cur);
+        }
+        hg_wgmma_wait_group<0>();
+        hg_acc_fence<Cfg::ACC>(acc);
+        if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_prev_consumer_barrier(pipe, *cur));
+    }
+}
