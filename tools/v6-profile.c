@@ -14,7 +14,10 @@
  * these three together tell which happened.
  *   build/prof/v6-profile m n k SECONDS cublas
  * times cublasGemmEx (default algorithm, fp32 compute) the same way instead,
- * for the same three figures on cuBLAS's kernel.
+ * for the same three figures on cuBLAS's kernel, and
+ *   build/prof/v6-profile m n k SECONDS KERNEL
+ * any registered kernel of --list (the family's configurations: the same
+ * three figures, without V6's counters).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -213,8 +216,21 @@ int main(int argc, char **argv)
         printf("v6-profile: cannot fill the inputs\n");
         return 1;
     }
+    hg_kernel kid = HG_KERNEL_V6;
+    if (argc >= 6 && strcmp(argv[5], "cublas") != 0) {
+        const char *name;
+        hg_kernel id;
+        int found = 0;
+        for (int i = 0; !found && (name = hg_kernel_info(i, &id, NULL)) != NULL; i++)
+            if (strcmp(name, argv[5]) == 0) kid = id, found = 1;
+        if (!found) {
+            printf("v6-profile: no kernel %s (hopgemm-bench --list)\n", argv[5]);
+            return 1;
+        }
+        printf("%s:\n", argv[5]);
+    }
     hg_handle h;
-    if (hg_create(&h) != HG_STATUS_SUCCESS || hg_set_kernel(h, HG_KERNEL_V6) != HG_STATUS_SUCCESS) {
+    if (hg_create(&h) != HG_STATUS_SUCCESS || hg_set_kernel(h, kid) != HG_STATUS_SUCCESS) {
         printf("v6-profile: %s\n", hg_last_error(NULL));
         return 1;
     }
@@ -231,7 +247,7 @@ int main(int argc, char **argv)
     cudaDeviceSynchronize();
     /* The counters of the last V6 launch: the timed run's last when there
      * was one, so they describe the same conditions. */
-    if (!cublas && print_counters(m, n, k, sms) != 0) return 1;
+    if (!cublas && kid == HG_KERNEL_V6 && print_counters(m, n, k, sms) != 0) return 1;
     if (cublas) cublasDestroy(cublas);
     hg_destroy(h);
     return 0;
