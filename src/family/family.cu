@@ -15,42 +15,16 @@ template <class Cfg> struct hg_fam_host {
 
     static cudaLaunchConfig_t launch_config(cudaLaunchAttribute attr[1], int64_t clusters, cudaStream_t stream)
     {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = Cfg::CLUSTER;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3((unsigned)(clusters * Cfg::CLUSTER), 1, 1);
-        cfg.blockDim = dim3(Cfg::THREADS, 1, 1);
-        cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
-        cfg.stream = stream;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        return cfg;
+        return hg_cluster_launch_config(attr, clusters, Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream);
     }
 
-    /* How many clusters run at once: one CTA per SM, fewer if the device
-     * cannot co-schedule that many clusters. Asked once per device (both
-     * dtypes' kernels have the same resources); 0 in the cache: not asked. */
-    static constexpr int MAX_DEVICES = 64;
+    /* How many clusters run at once, asked once per device (both dtypes'
+     * kernels have the same resources). */
     static int64_t resident_clusters(const hg__device *d)
     {
-        static int cached[MAX_DEVICES]; /* racing threads store the same answer */
-        const int64_t most = d->sm_count / Cfg::CLUSTER;
-        const bool cacheable = d->ordinal >= 0 && d->ordinal < MAX_DEVICES;
-        if (cacheable && cached[d->ordinal] > 0) return cached[d->ordinal] < most ? cached[d->ordinal] : most;
-        const void *fn = (const void *)kernel<0>();
-        hg__err e;
-        if (hg_set_smem(fn, Cfg::SMEM_BYTES, "family", &e) != HG_STATUS_SUCCESS) return most;
-        cudaLaunchAttribute attr[1];
-        cudaLaunchConfig_t cfg = launch_config(attr, most, NULL);
-        int active = 0;
-        if (cudaOccupancyMaxActiveClusters(&active, fn, &cfg) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return most;
-        }
-        if (active > 0 && cacheable) cached[d->ordinal] = active;
-        return active > 0 && active < most ? active : most;
+        static int cached[HG_MAX_DEVICES];
+        return hg_resident_clusters((const void *)kernel<0>(), Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, d,
+                                    cached);
     }
 
     /* The launch's grid and decomposition; the workspace query sees the same. */
@@ -76,7 +50,8 @@ template <class Cfg> struct hg_fam_host {
     {
         const char *why = hg__tma_tn_can_serve(p, d);
         if (why) return why;
-        if (!d->cluster_launch && Cfg::CLUSTER > 1) return "needs thread-block cluster launch, which this device lacks.";
+        if (!d->cluster_launch && Cfg::CLUSTER > 1)
+            return "needs thread-block cluster launch, which this device lacks.";
         if (d->sm_count < Cfg::CLUSTER) return "needs as many SMs as its cluster has CTAs.";
         if (d->smem_optin < Cfg::SMEM_BYTES) return "needs more shared memory per block than this device allows.";
         return NULL;
@@ -103,15 +78,10 @@ template <class Cfg> struct hg_fam_host {
 
         hg_epilogue epi = hg_epilogue_of(p);
         grid g = grid_of(p, d);
-        float *partials = NULL;
-        uint32_t *counters = NULL;
-        if (g.ws_need > 0 && d->workspace != NULL && d->workspace_bytes >= g.ws_need) {
-            counters = (uint32_t *)d->workspace;
-            partials = (float *)((char *)d->workspace + hg__ws_counter_bytes(d));
-        } else if (g.ws_need > 0) {
-            /* Too little workspace: the last round runs whole tiles. */
-            g.plan = hg_sk_make(g.plan.tiles, g.plan.k_tiles, g.clusters, 0);
-        }
+        float *partials;
+        uint32_t *counters;
+        if (!hg_sk_workspace(d, g.ws_need, &counters, &partials) && g.ws_need > 0)
+            g.plan = hg_sk_make(g.plan.tiles, g.plan.k_tiles, g.clusters, 0); /* too little: whole tiles */
         cudaLaunchAttribute attr[1];
         cudaLaunchConfig_t cfg = launch_config(attr, g.clusters, stream);
         void *args[8] = {(void *)&map_a, (void *)&map_b,   (void *)&map_c,     (void *)&epi,

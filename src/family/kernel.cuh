@@ -39,6 +39,25 @@ template <class Cfg> static __device__ __forceinline__ uint64_t *hg_fam_cload_ba
     return (uint64_t *)(smem + Cfg::OFF_BARRIERS) + 2 * Cfg::STAGES + wg * Cfg::EPI_SLOTS;
 }
 
+/* What both roles derive at their start, after their setmaxnreg (a value
+ * live across setmaxnreg is spilled by ptxas). */
+template <class Cfg> struct hg_fam_cta {
+    uint8_t *smem;      /* the aligned dynamic shared memory */
+    hg_pipeline pipe;   /* the ring's barriers */
+    uint32_t rank;      /* in the cluster */
+    int64_t cluster_id; /* whose pieces this CTA computes */
+};
+
+template <class Cfg> static __device__ __forceinline__ hg_fam_cta<Cfg> hg_fam_cta_of(uint8_t *smem_raw)
+{
+    hg_fam_cta<Cfg> c;
+    c.smem = hg_smem_align1024(smem_raw);
+    c.pipe = hg_fam_pipeline<Cfg>(c.smem);
+    c.rank = hg_cluster_ctarank();
+    c.cluster_id = blockIdx.x / Cfg::CLUSTER;
+    return c;
+}
+
 template <class Cfg, int DT>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     hg_fam_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -65,27 +84,24 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     if (tid < Cfg::PRODUCER_FIRST_THREAD) {
         /* ---- consumers ---- */
         hg_setmaxnreg_inc<Cfg::REGS_CONSUMER>();
-        uint8_t *smem = hg_smem_align1024(smem_raw);
-        const hg_pipeline pipe = hg_fam_pipeline<Cfg>(smem);
-        const uint32_t rank = hg_cluster_ctarank();
-        const int64_t cluster_id = blockIdx.x / Cfg::CLUSTER;
+        const hg_fam_cta<Cfg> cta = hg_fam_cta_of<Cfg>(smem_raw);
         const int wg = tid / Cfg::WG_THREADS;
         const int ctid = tid % Cfg::WG_THREADS;
         const int bar_id = 1 + wg; /* this group's named barrier (0 is __syncthreads) */
-        volatile uint32_t *sk_last = (volatile uint32_t *)(smem + Cfg::OFF_FLAGS) + wg;
+        volatile uint32_t *sk_last = (volatile uint32_t *)(cta.smem + Cfg::OFF_FLAGS) + wg;
         hg_fam_epilogue<Cfg, DT> out;
-        out.slots = smem + Cfg::OFF_EPI + wg * Cfg::EPI_SLOTS * Cfg::EPI_CHUNK_BYTES;
-        out.cbar = hg_fam_cload_barriers<Cfg>(smem, wg);
+        out.slots = cta.smem + Cfg::OFF_EPI + wg * Cfg::EPI_SLOTS * Cfg::EPI_CHUNK_BYTES;
+        out.cbar = hg_fam_cload_barriers<Cfg>(cta.smem, wg);
         out.seq = 0;
         out.phases = 0;
         float acc[Cfg::ACC];
         hg_pipe_cursor cur = hg_pipe_consumer_start();
 
-        hg_sk_cursor walk = hg_sk_start(&plan, cluster_id);
+        hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
         hg_sk_piece pc;
         while (hg_sk_next(&plan, &walk, &pc)) {
             int64_t offset_m, offset_n;
-            sched.tile_offsets(pc.tile, rank, &offset_m, &offset_n);
+            sched.tile_offsets(pc.tile, cta.rank, &offset_m, &offset_n);
 #pragma unroll
             for (int i = 0; i < Cfg::ACC; i++) acc[i] = 0.0f;
             /* Pin the zeros before the first wgmma.fence, so no move of them
@@ -94,10 +110,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             const int64_t row0 = offset_m + (int64_t)wg * Cfg::WG_M;
             /* Only a whole tile surely writes C (a tail piece may not). */
             const bool first_loaded = pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid);
-            hg_fam_consume<Cfg, DT>(acc, pipe, &cur, smem, wg, ctid, pc.k_end - pc.k_begin);
+            hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, wg, ctid, pc.k_end - pc.k_begin);
             /* A piece of a tail tile: only the last piece to finish writes C. */
-            if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cluster_id, rank, wg, ctid, bar_id, sk_last,
-                                                         sk_partials, sk_counters))
+            if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cta.cluster_id, cta.rank, wg, ctid, bar_id,
+                                                         sk_last, sk_partials, sk_counters))
                 continue;
             out.tile(&map_c, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
         }
@@ -105,30 +121,27 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     } else {
         /* ---- producer ---- */
         hg_setmaxnreg_dec<Cfg::REGS_PRODUCER>();
-        uint8_t *smem = hg_smem_align1024(smem_raw);
-        const hg_pipeline pipe = hg_fam_pipeline<Cfg>(smem);
-        const uint32_t rank = hg_cluster_ctarank();
-        const int64_t cluster_id = blockIdx.x / Cfg::CLUSTER;
+        const hg_fam_cta<Cfg> cta = hg_fam_cta_of<Cfg>(smem_raw);
         if (tid == Cfg::PRODUCER_FIRST_THREAD) {
             hg_prefetch_tensormap(&map_a);
             hg_prefetch_tensormap(&map_b);
             const bool warm_c = epi.beta != 0.0f;
             hg_pipe_cursor cur = hg_pipe_producer_start();
-            hg_sk_cursor walk = hg_sk_start(&plan, cluster_id);
+            hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
             hg_sk_piece pc;
             while (hg_sk_next(&plan, &walk, &pc)) {
                 int64_t offset_m, offset_n;
-                sched.tile_offsets(pc.tile, rank, &offset_m, &offset_n);
+                sched.tile_offsets(pc.tile, cta.rank, &offset_m, &offset_n);
                 int64_t warm_at = pc.k_end - Cfg::C_PREFETCH_BLOCKS;
                 if (warm_at < pc.k_begin) warm_at = pc.k_begin;
                 for (int64_t kt = pc.k_begin; kt < pc.k_end; kt++) {
                     /* producer_acquire: every consumer that reads this slot
                      * (both CTAs' with a cluster) released it. */
-                    hg_pipe_producer_acquire(pipe, cur);
-                    hg_fam_produce_stage<Cfg>(smem + cur.stage * Cfg::STAGE_BYTES,
-                                              hg_pipe_producer_barrier(pipe, cur), &map_a, &map_b, kt, offset_m,
-                                              offset_n, rank);
-                    hg_pipe_advance(pipe, &cur);
+                    hg_pipe_producer_acquire(cta.pipe, cur);
+                    hg_fam_produce_stage<Cfg>(cta.smem + cur.stage * Cfg::STAGE_BYTES,
+                                              hg_pipe_producer_barrier(cta.pipe, cur), &map_a, &map_b, kt, offset_m,
+                                              offset_n, cta.rank);
+                    hg_pipe_advance(cta.pipe, &cur);
                     if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n) {
                         for (int r = 0; r < Cfg::BM; r += Cfg::EPI_ROWS)
                             for (int c = 0; c < Cfg::BN; c += Cfg::EPI_COLS)
@@ -140,8 +153,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
              * fill (a slot never filled passes at once on its fresh
              * barrier), so no arrival or multicast is outstanding at exit. */
             for (int i = 0; i < Cfg::STAGES; i++) {
-                hg_pipe_producer_acquire(pipe, cur);
-                hg_pipe_advance(pipe, &cur);
+                hg_pipe_producer_acquire(cta.pipe, cur);
+                hg_pipe_advance(cta.pipe, &cur);
             }
         }
         __syncwarp();

@@ -211,6 +211,65 @@ static inline hg_status hg_set_smem(const void *func, int bytes, const char *ker
     return HG_STATUS_EXECUTION_FAILED;
 }
 
+/* ---- persistent cluster kernels (V6, the family) ------------------------- */
+
+/* The launch of `clusters` clusters of cluster_ctas CTAs (attr: its storage). */
+static inline cudaLaunchConfig_t hg_cluster_launch_config(cudaLaunchAttribute attr[1], int64_t clusters,
+                                                          int cluster_ctas, int threads, int smem,
+                                                          cudaStream_t stream)
+{
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)cluster_ctas;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)(clusters * cluster_ctas), 1, 1);
+    cfg.blockDim = dim3((unsigned)threads, 1, 1);
+    cfg.dynamicSmemBytes = (size_t)smem;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+/* A stream-K plan's memory in the launch's workspace: the counters at its
+ * start, the partials after them. 0 when the plan needs none or the call
+ * has less than `need` (the caller then plans without the split). */
+static inline int hg_sk_workspace(const hg__device *d, size_t need, uint32_t **counters, float **partials)
+{
+    *counters = NULL;
+    *partials = NULL;
+    if (need == 0 || d->workspace == NULL || d->workspace_bytes < need) return 0;
+    *counters = (uint32_t *)d->workspace;
+    *partials = (float *)((char *)d->workspace + hg__ws_counter_bytes(d));
+    return 1;
+}
+
+/* How many clusters of `kern` run at once: one CTA per SM, fewer if the
+ * device cannot co-schedule that many (SMs of a cluster share a GPC). The
+ * answer depends on the device and the kernel only, so the caller keeps one
+ * cache per kernel, HG_MAX_DEVICES entries, 0 meaning not asked yet (racing
+ * threads store the same answer). */
+#define HG_MAX_DEVICES 64
+static inline int64_t hg_resident_clusters(const void *kern, int cluster_ctas, int threads, int smem,
+                                           const hg__device *d, int cache[HG_MAX_DEVICES])
+{
+    const int64_t most = d->sm_count / cluster_ctas;
+    const bool cacheable = d->ordinal >= 0 && d->ordinal < HG_MAX_DEVICES;
+    if (cacheable && cache[d->ordinal] > 0) return cache[d->ordinal] < most ? cache[d->ordinal] : most;
+    hg__err e;
+    if (hg_set_smem(kern, smem, "cluster kernel", &e) != HG_STATUS_SUCCESS) return most;
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg = hg_cluster_launch_config(attr, most, cluster_ctas, threads, smem, NULL);
+    int active = 0;
+    if (cudaOccupancyMaxActiveClusters(&active, kern, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return most;
+    }
+    if (active > 0 && cacheable) cache[d->ordinal] = active;
+    return active > 0 && active < most ? active : most;
+}
+
 /* ---- the one-CTA-per-tile kernels (V0 to V5) ------------------------------ */
 
 /* They share one signature, (map_a, map_b, epi, k_tiles, m_blocks, n_blocks),

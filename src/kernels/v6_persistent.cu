@@ -634,43 +634,15 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
 /* The launch of `clusters` 2-CTA clusters on `stream` (attr: its storage). */
 static cudaLaunchConfig_t v6_launch_config(cudaLaunchAttribute attr[1], int64_t clusters, cudaStream_t stream)
 {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = V6_CLUSTER_CTAS;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(clusters * V6_CLUSTER_CTAS), 1, 1);
-    cfg.blockDim = dim3(V6_THREADS, 1, 1);
-    cfg.dynamicSmemBytes = V6_SMEM_BYTES;
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cfg;
+    return hg_cluster_launch_config(attr, clusters, V6_CLUSTER_CTAS, V6_THREADS, V6_SMEM_BYTES, stream);
 }
 
-/* How many clusters run at once: one CTA per SM, fewer if the device cannot
- * hold that many 2-CTA clusters (SMs of a cluster share a GPC). Read once per
- * device and kernel (the answer depends on nothing else); 0 when unknown. */
-static constexpr int V6_MAX_DEVICES = 64;
-
+/* How many clusters run at once, asked once per device and kernel. */
 template <int DT, bool MCAST, bool TMA_EPI> static int64_t v6_resident_clusters(const hg__device *d)
 {
-    static int cached[V6_MAX_DEVICES]; /* 0: not asked yet; racing threads store the same answer */
-    int64_t clusters = d->sm_count / V6_CLUSTER_CTAS;
-    if (d->ordinal >= 0 && d->ordinal < V6_MAX_DEVICES && cached[d->ordinal] > 0)
-        return cached[d->ordinal] < clusters ? cached[d->ordinal] : clusters;
-    const void *kern = (const void *)hg_v6_kernel<DT, MCAST, TMA_EPI>;
-    hg__err e;
-    if (hg_set_smem(kern, V6_SMEM_BYTES, "v6", &e) != HG_STATUS_SUCCESS) return clusters;
-    cudaLaunchAttribute attr[1];
-    cudaLaunchConfig_t cfg = v6_launch_config(attr, clusters, NULL);
-    int active = 0;
-    if (cudaOccupancyMaxActiveClusters(&active, kern, &cfg) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return clusters;
-    }
-    if (active > 0 && d->ordinal >= 0 && d->ordinal < V6_MAX_DEVICES) cached[d->ordinal] = active;
-    return active > 0 && active < clusters ? active : clusters;
+    static int cached[HG_MAX_DEVICES];
+    return hg_resident_clusters((const void *)hg_v6_kernel<DT, MCAST, TMA_EPI>, V6_CLUSTER_CTAS, V6_THREADS,
+                                V6_SMEM_BYTES, d, cached);
 }
 
 /* A launch's grid and decomposition, shared by the launch and the workspace
@@ -727,14 +699,10 @@ static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStre
 
     hg_epilogue epi = hg_epilogue_of(p);
     v6_grid g = v6_grid_of<DT, MCAST, TMA_EPI>(p, d, persistent, stream_k);
-    float *partials = NULL;
-    uint32_t *counters = NULL;
-    if (g.ws_need > 0 && d->workspace != NULL && d->workspace_bytes >= g.ws_need) {
-        counters = (uint32_t *)d->workspace;
-        partials = (float *)((char *)d->workspace + hg__ws_counter_bytes(d));
-    } else if (g.ws_need > 0) {
+    float *partials;
+    uint32_t *counters;
+    if (!hg_sk_workspace(d, g.ws_need, &counters, &partials) && g.ws_need > 0)
         g.plan = hg_sk_make(g.pairs, g.k_tiles, g.clusters, 0); /* too little workspace: no tail split */
-    }
 
     cudaLaunchAttribute attr[1];
     cudaLaunchConfig_t cfg = v6_launch_config(attr, g.clusters, stream);
