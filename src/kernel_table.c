@@ -6,11 +6,15 @@
  * AUTO takes, among the kernels that can serve a call, the one with the
  * highest hg__estimate: the full-wave speed below (the fraction of
  * cuBLAS-best each reached at 8192^3 fp16 TN on the H200, median of 3 fresh
- * processes, 2026-11-29, bench/results/) times the wave efficiency of the
- * call's tile count, where V6's stream-K tail shortens its last round. That
- * makes V5 win at 4096^3 (measured 0.880 against V6's 0.870: V6's tail of
- * 10 tile pairs over 66 clusters still costs half a round) and V6 at 8192^3
- * and above. Ties go to the earlier entry; generic, last, serves everything.
+ * processes, 2026-11-29 for the series, 2026-11-30 for the family in
+ * configs.def; bench/results/) times the wave efficiency of the call's tile
+ * count, where a stream-K tail shortens the last round. The family's 128 x
+ * 256 configuration then takes the large TN products, its 128 x 128 one the
+ * smallest, V6 a C that breaks TMA's rule. V6's speed is set below its
+ * 8192^3 figure (0.951-0.974 on 2026-11-30): on smaller products it fell
+ * further behind the model than the family did (3072^3: 0.714 against a
+ * model's 0.864, the family 0.832 against 0.845), and at 0.95 AUTO chose it
+ * there. Ties go to the earlier entry; generic, last, serves everything.
  */
 #include <math.h>
 
@@ -40,7 +44,7 @@ const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
-     hg__v6_can_serve, hg__v6_launch, 0.95, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace},
+     hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
      hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",

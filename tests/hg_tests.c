@@ -329,6 +329,11 @@ static void test_dispatch(void)
                       HG_STATUS_SUCCESS &&
                   k == fam,
               "8192x28672x8192 takes %s, got %s", hg_kernel_name(fam), hg_kernel_name(k));
+        /* 3072^3: V6 0.714, the family 0.832 in the same process. */
+        CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 3072, 3072, 3072, A, 3072, B, 3072, C, 3072, HG_F16, &k) ==
+                      HG_STATUS_SUCCESS &&
+                  k == fam,
+              "3072^3 takes %s, got %s", hg_kernel_name(fam), hg_kernel_name(k));
         CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 8192, 8191, 8192, A, 8192, B, 8192, C, 8191, HG_F16, &k) ==
                       HG_STATUS_SUCCESS &&
                   k == HG_KERNEL_V6,
