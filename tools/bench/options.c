@@ -30,8 +30,9 @@ void usage(FILE *f)
             "C[m,n] = alpha op(A) op(B) + beta C, and checks each result.\n"
             "\n"
             "  --kernel NAME[,NAME...]  what to measure: a kernel of --list, auto, cublas,\n"
-            "                           cublas-best, or all (default: all). cublas and\n"
-            "                           cublas-best are always measured too.\n"
+            "                           cublas-best, family (its configurations), or all\n"
+            "                           (default: all). cublas and cublas-best are always\n"
+            "                           measured too.\n"
             "  -m N  -n N  -k N         the shape (default 8192 each)\n"
             "  --layout TN|TT|NN|NT     TN: opA=N opB=T (default); TT: N,N; NN: T,T; NT: T,N\n"
             "  --lda N --ldb N --ldc N  leading dimensions in elements (default: the row\n"
@@ -154,8 +155,9 @@ static bool add_sel(options *o, const sel *s)
 }
 
 /* --kernel's list, "all" expanded to the registered kernels in the table's
- * order, then both baselines (the ratio needs cublas-best) except in an ncu
- * child, which profiles exactly the one it was given. */
+ * order and "family" to the family's configurations (names sm90_...), then
+ * both baselines (the ratio needs cublas-best) except in an ncu child, which
+ * profiles exactly the one it was given. */
 int build_selection(options *o)
 {
     char buf[512];
@@ -164,11 +166,12 @@ int build_selection(options *o)
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         sel s;
-        if (strcasecmp(tok, "all") == 0) {
+        const bool all = strcasecmp(tok, "all") == 0, family = strcasecmp(tok, "family") == 0;
+        if (all || family) {
             for (int i = 0; i < hg_kernel_count(); i++) {
                 memset(&s, 0, sizeof s);
                 const char *kn = hg_kernel_info(i, &s.id, NULL);
-                if (kn == NULL) continue;
+                if (kn == NULL || (family && strncmp(kn, "sm90_", 5) != 0)) continue;
                 copy_str(s.name, sizeof s.name, kn);
                 s.kind = SEL_HG;
                 if (!add_sel(o, &s)) return usage_error("too many kernels in '%s'", o->kernel_arg);
