@@ -24,7 +24,7 @@ if grep -nE '#include *[<"](cuda|cuda_runtime|cuda_runtime_api)' include/hopgemm
 
 # Every .cu file built for sm_90a, and ptxas reported no spills for any entry.
 missing="" spills=""
-for cu in src/kernels/*.cu; do
+for cu in src/kernels/*.cu src/family/*.cu; do
   log="$BUILD/${cu%.cu}.ptxas"
   if [ ! -s "$log" ]; then missing="$missing $cu"; continue; fi
   grep -q "for 'sm_90a'" "$log" || missing="$missing $cu(not-sm_90a)"
@@ -35,7 +35,7 @@ done
 [ -z "$spills" ] && ok "build/no-register-spills" || bad "build/no-register-spills" "spills in:$spills"
 # ptxas reports serialized wgmma (C7510, C7512: "Potential Performance Loss") and
 # an ignored setmaxnreg (C7508) as info lines, which -Werror does not catch.
-slow=$(grep -lE "Potential Performance Loss|C7508|C751[0-9]" "$BUILD"/src/kernels/*.ptxas 2>/dev/null)
+slow=$(grep -lE "Potential Performance Loss|C7508|C751[0-9]" "$BUILD"/src/kernels/*.ptxas "$BUILD"/src/family/*.ptxas 2>/dev/null)
 [ -z "$slow" ] && ok "build/no-wgmma-serialization" || bad "build/no-wgmma-serialization" "$(grep -hE "Potential Performance Loss|C75" $slow | head -4)"
 
 # The profiling build's V6 (make prof: cycle counters) and its reader still
@@ -103,6 +103,15 @@ else bad "install/cmake" "$(tail -15 <<<"$out")"; fi
 # The tool: --list works anywhere; without a GPU it says so and exits non-zero.
 if out=$("$BUILD/hopgemm-bench" --list 2>&1) && echo "$out" | grep -q generic; then
   ok "bench/list"; else bad "bench/list" "$out"; fi
+
+# --plan needs no GPU either: AUTO's model names the family's 128 x 256
+# configuration for 3072^3 TN, generic for NT, and each kernel's refusal.
+out=$("$BUILD/hopgemm-bench" --plan -m 3072 -n 3072 -k 3072 2>&1); rc=$?
+if grep -q ARCH_MISMATCH <<<"$out"; then skipped "bench/plan" "this machine's GPU is not sm_90"
+elif [ $rc = 0 ] && grep -qE '^sm90_128x256x64_s4_c2x1_tn +[0-9.]+ +<- auto' <<<"$out" &&
+     out2=$("$BUILD/hopgemm-bench" --plan --layout NT -m 256 -n 256 -k 256 2>&1) &&
+     grep -qE '^generic +[0-9.]+ +<- auto' <<<"$out2" && grep -q 'cannot serve: serves the TN layout only' <<<"$out2"; then
+  ok "bench/plan"; else bad "bench/plan" "rc=$rc: $out ${out2:-}"; fi
 
 # The test binary: CPU tier, then GPU tier (skipped with the reason where no GPU).
 gpu=0

@@ -97,7 +97,7 @@ typedef struct {
     bool check_full;
     const char *csv, *json;
     const char *shapes; /* --shapes FILE: a sweep, one product a line */
-    bool ncu, list, help;
+    bool ncu, list, plan, help;
     bool seed_set;
     uint64_t seed;
     run_mode mode;
@@ -272,5 +272,7 @@ void print_header(const report *rep);
 void print_table(const report *rep, const result *res);
 void print_ncu_kernels(const options *o, const result *res);
 int list_kernels(void);
+/* --plan: AUTO's model for o's product per kernel (plan.c); needs no GPU. */
+int plan_kernels(const options *o);
 
 #endif

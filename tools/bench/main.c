@@ -106,6 +106,7 @@ int main(int argc, char **argv)
         return BENCH_EXIT_OK;
     }
     if (o.list) return list_kernels();
+    if (o.plan) return o.shapes ? run_sweep(&o, plan_kernels) : plan_kernels(&o);
     if ((rc = build_selection(&o)) != 0) return rc;
     if (!o.seed_set) {
         /* Fresh inputs every run; the seed is printed so a run can be redone. */

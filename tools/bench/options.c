@@ -59,6 +59,10 @@ void usage(FILE *f)
             "  --ncu                    also profile one launch per kernel under Nsight\n"
             "                           Compute: tensor pipe active %%, SM clock\n"
             "  --list                   list the kernels and exit (needs no GPU)\n"
+            "  --plan                   measure nothing: which kernels can serve the product,\n"
+            "                           AUTO's estimate of each, and its choice (needs no\n"
+            "                           GPU: without one, an H200 as modeled); with --shapes,\n"
+            "                           for every product\n"
             "  --help                   this text\n"
             "\n"
             "Exit status: 0 all good; 1 a check or a kernel failed; 2 no CUDA GPU;\n"
@@ -274,7 +278,7 @@ int parse_args(int argc, char **argv, options *o)
     o->cooldown = 3.0;
     o->timeout = 120.0;
     o->mode = MODE_MAIN;
-    static const char *const flags[] = {"--check", "--list", "--ncu", "--help", "-h", FLAG_CHILD, FLAG_NCU_CHILD};
+    static const char *const flags[] = {"--check", "--list", "--plan", "--ncu", "--help", "-h", FLAG_CHILD, FLAG_NCU_CHILD};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool is_flag = false;
@@ -282,6 +286,7 @@ int parse_args(int argc, char **argv, options *o)
         if (is_flag) {
             if (strcmp(a, "--check") == 0) o->check_full = true;
             else if (strcmp(a, "--list") == 0) o->list = true;
+            else if (strcmp(a, "--plan") == 0) o->plan = true;
             else if (strcmp(a, "--ncu") == 0) o->ncu = true;
             else if (strcmp(a, FLAG_CHILD) == 0) o->mode = MODE_CHILD;
             else if (strcmp(a, FLAG_NCU_CHILD) == 0) o->mode = MODE_NCU_CHILD;

@@ -1,0 +1,75 @@
+#include "bench.h"
+
+/* ---- --plan: AUTO's model for one product, measuring nothing ------------- */
+
+/* What the model knows of an H200 (132 SMs, 227 KiB of shared memory per
+ * block, clusters), for --plan where there is no GPU to ask. */
+static hg__device modeled_h200(void)
+{
+    hg__device d;
+    memset(&d, 0, sizeof d);
+    d.cc_major = 9;
+    d.cc_minor = 0;
+    d.sm_count = 132;
+    d.smem_optin = 232448;
+    d.l2_bytes = 60 << 20;
+    d.cluster_launch = 1;
+    return d;
+}
+
+/* For each registered kernel: whether it can serve the product, and if so
+ * AUTO's estimate of its speed (hg__estimate, relative to cuBLAS-best), with
+ * the library's own choice (hg_plan) marked. Pointers are made up, 16-byte
+ * aligned and far apart (--plan never touches memory); the workspace is the
+ * library's, as for a call without hg_set_workspace. On this machine's GPU
+ * when there is one, else on the model of an H200, said so. */
+int plan_kernels(const options *o)
+{
+    hg_handle h = NULL;
+    hg__device d;
+    char where[160];
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 && hg_create(&h) == HG_STATUS_SUCCESS) {
+        d = *hg__handle_device(h);
+        snprintf(where, sizeof where, "this machine's device %d (%d SMs)", d.ordinal, d.sm_count);
+    } else {
+        (void)cudaGetLastError();
+        d = modeled_h200();
+        if (hg__create_for_device(&h, &d) != HG_STATUS_SUCCESS) {
+            fprintf(stderr, TOOL ": --plan: out of host memory\n");
+            return BENCH_EXIT_FAIL;
+        }
+        snprintf(where, sizeof where, "no GPU here: an H200 as the model knows it (%d SMs)", d.sm_count);
+    }
+    d.workspace = NULL;
+    d.workspace_bytes = SIZE_MAX;
+
+    size_t na, nb, nc;
+    int64_t lda, ldb, ldc;
+    shape_sizes(o, &na, &nb, &nc, &lda, &ldb, &ldc);
+    const uintptr_t base = (uintptr_t)1 << 32, apart = (uintptr_t)1 << 44;
+    const void *A = (const void *)base, *B = (const void *)(base + apart);
+    void *C = (void *)(base + 2 * apart);
+    hg__problem p = hg__problem_make(o->opA, o->opB, o->m, o->n, o->k, 1.0f, A, lda, B, ldb, o->beta, C, ldc, o->dtype);
+
+    printf("plan: %lld x %lld x %lld, %s, %s, lda %lld, ldb %lld, ldc %lld, beta %g, on %s\n", (long long)o->m,
+           (long long)o->n, (long long)o->k, o->dtype == HG_BF16 ? "bf16" : "f16", o->layout, (long long)lda,
+           (long long)ldb, (long long)ldc, o->beta, where);
+    hg_kernel chosen = HG_KERNEL_AUTO;
+    hg_status st = hg_plan(h, o->opA, o->opB, o->m, o->n, o->k, A, lda, B, ldb, C, ldc, o->dtype, &chosen);
+    if (st != HG_STATUS_SUCCESS) {
+        printf("hg_plan: %s: %s\n", hg_status_string(st), hg_last_error(h));
+        hg_destroy(h);
+        return BENCH_EXIT_FAIL;
+    }
+    printf("%-30s %8s  %s\n", "kernel", "estimate", "");
+    for (int i = 0; i < hg__kernel_count; i++) {
+        const hg__kernel_entry *e = &hg__kernels[i];
+        const char *why = e->can_serve(&p, &d);
+        if (why) printf("%-30s %8s  cannot serve: %s\n", e->name, "-", why);
+        else
+            printf("%-30s %8.3f  %s\n", e->name, hg__estimate(e, &p, &d), e->id == chosen ? "<- auto" : "");
+    }
+    hg_destroy(h);
+    return BENCH_EXIT_OK;
+}
