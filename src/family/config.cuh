@@ -45,7 +45,8 @@ template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_> 
     static constexpr int DESC_K_STEP = MMA_K * ELEM_BYTES / 16;
 
     /* ---- warp groups ---- */
-    static constexpr int WG_THREADS = 128;
+    static constexpr int WARP_THREADS = 32;
+    static constexpr int WG_THREADS = 4 * WARP_THREADS; /* a warp group */
     static constexpr int CONSUMERS = 2;
     static constexpr int THREADS = (CONSUMERS + 1) * WG_THREADS;
     static constexpr int PRODUCER_FIRST_THREAD = CONSUMERS * WG_THREADS;

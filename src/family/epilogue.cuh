@@ -51,7 +51,7 @@ template <class Cfg, int DT> struct hg_fam_epilogue {
     static __device__ __forceinline__ void stage(uint8_t *slot, const float *frag, const hg_epilogue &epi, int ctid)
     {
         constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8; /* the fragment's geometry */
-        const int warp = ctid / 32, lane = ctid % 32;
+        const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
         const int r = warp * WARP_ROWS + lane / QUAD;
         const int c = 2 * (lane % QUAD);
         const bool with_c = epi.beta != 0.0f;
