@@ -317,27 +317,21 @@ static void test_dispatch(void)
      * 4096^3); V6 where C breaks TMA's rule, which the family needs. */
     const hg_kernel fam = HG_KERNEL_SM90_128X256X64_S4_C2X1_TN;
     if (hg__find_kernel(fam) && hg__find_kernel(HG_KERNEL_V6)) {
-        CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 8192, 8192, 8192, A, 8192, B, 8192, C, 8192, HG_F16, &k) ==
-                      HG_STATUS_SUCCESS &&
-                  k == fam,
-              "8192^3 takes %s, got %s", hg_kernel_name(fam), hg_kernel_name(k));
-        CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 4096, 4096, 4096, A, 4096, B, 4096, C, 4096, HG_F16, &k) ==
-                      HG_STATUS_SUCCESS &&
-                  k == fam,
-              "4096^3 takes %s, got %s", hg_kernel_name(fam), hg_kernel_name(k));
-        CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 8192, 28672, 8192, A, 8192, B, 8192, C, 28672, HG_F16, &k) ==
-                      HG_STATUS_SUCCESS &&
-                  k == fam,
-              "8192x28672x8192 takes %s, got %s", hg_kernel_name(fam), hg_kernel_name(k));
-        /* 3072^3: V6 0.714, the family 0.832 in the same process. */
-        CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 3072, 3072, 3072, A, 3072, B, 3072, C, 3072, HG_F16, &k) ==
-                      HG_STATUS_SUCCESS &&
-                  k == fam,
-              "3072^3 takes %s, got %s", hg_kernel_name(fam), hg_kernel_name(k));
-        CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 8192, 8191, 8192, A, 8192, B, 8192, C, 8191, HG_F16, &k) ==
-                      HG_STATUS_SUCCESS &&
-                  k == HG_KERNEL_V6,
-              "8192x8191x8192 with ldc 8191 takes v6, got %s", hg_kernel_name(k));
+        /* m = n = k, except: the MLP shape, and 3072^3 (V6 0.714, the
+         * family 0.832 in the same process); an ldc of 8191 goes to V6. */
+        static const struct {
+            int64_t m, n, k, ldc;
+            hg_kernel want;
+        } picks[] = {{8192, 8192, 8192, 8192, fam},       {4096, 4096, 4096, 4096, fam},
+                     {8192, 28672, 8192, 28672, fam},     {3072, 3072, 3072, 3072, fam},
+                     {8192, 8191, 8192, 8191, HG_KERNEL_V6}};
+        for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++) {
+            CHECK(hg_plan(h, HG_OP_N, HG_OP_T, picks[i].m, picks[i].n, picks[i].k, A, picks[i].k, B, picks[i].k, C,
+                          picks[i].ldc, HG_F16, &k) == HG_STATUS_SUCCESS &&
+                      k == picks[i].want,
+                  "%lld x %lld x %lld (ldc %lld) takes %s, got %s", (long long)picks[i].m, (long long)picks[i].n,
+                  (long long)picks[i].k, (long long)picks[i].ldc, hg_kernel_name(picks[i].want), hg_kernel_name(k));
+        }
     }
     /* V6 against V5 in the model: V6 where its cluster tiles fill the
      * waves, V5 where they do not (4096^3: 208 tile pairs on 66 clusters). */

@@ -99,9 +99,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 
         hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
         hg_sk_piece pc;
-        while (hg_sk_next(&plan, &walk, &pc)) {
-            int64_t offset_m, offset_n;
-            sched.tile_offsets(pc.tile, cta.rank, &offset_m, &offset_n);
+        int64_t offset_m, offset_n;
+        while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n)) {
 #pragma unroll
             for (int i = 0; i < Cfg::ACC; i++) acc[i] = 0.0f;
             /* Pin the zeros before the first wgmma.fence, so no move of them
@@ -129,9 +128,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             hg_pipe_cursor cur = hg_pipe_producer_start();
             hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
             hg_sk_piece pc;
-            while (hg_sk_next(&plan, &walk, &pc)) {
-                int64_t offset_m, offset_n;
-                sched.tile_offsets(pc.tile, cta.rank, &offset_m, &offset_n);
+            int64_t offset_m, offset_n;
+            while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n)) {
                 int64_t warm_at = pc.k_end - Cfg::C_PREFETCH_BLOCKS;
                 if (warm_at < pc.k_begin) warm_at = pc.k_begin;
                 for (int64_t kt = pc.k_begin; kt < pc.k_end; kt++) {

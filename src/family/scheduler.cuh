@@ -25,6 +25,17 @@ template <class Cfg> struct hg_fam_sched {
         *offset_m = um * Cfg::UNIT_M + (int64_t)(rank % Cfg::CM) * Cfg::BM;
         *offset_n = un * Cfg::UNIT_N + (int64_t)(rank / Cfg::CM) * Cfg::BN;
     }
+
+    /* The walk's next piece (tiling.h: whole tiles, then the tail's) and
+     * the CTA's tile offsets in it; false when none is left. Both roles walk
+     * the same list. */
+    __device__ __forceinline__ bool next(const hg_sk_plan &plan, hg_sk_cursor *walk, hg_sk_piece *pc, uint32_t rank,
+                                         int64_t *offset_m, int64_t *offset_n) const
+    {
+        if (!hg_sk_next(&plan, walk, pc)) return false;
+        tile_offsets(pc->tile, rank, offset_m, offset_n);
+        return true;
+    }
 };
 
 /* A TMA coordinate. Every coordinate the kernel passes is below 2^31 by the
