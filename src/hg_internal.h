@@ -237,6 +237,8 @@ enum {
 /* The last V6 launch's rows (after it completed), `ctas` of them, at most
  * HG_V6_PROF_CTAS. 0 on success. */
 int hg__v6_profile_read(uint32_t *rows, int ctas);
+/* The same rows for the last launch of any family configuration. */
+int hg__fam_profile_read(uint32_t *rows, int ctas);
 #endif
 
 extern const hg__kernel_entry hg__kernels[];

@@ -42,7 +42,7 @@ slow=$(grep -lE "Potential Performance Loss|C7508|C751[0-9]" "$BUILD"/src/kernel
 # compile, through the Makefile's own rules and flags (spills are errors), so
 # the instrument does not rot between uses.
 if out=$(make -s BUILD="$tmp/prof" CUDA_HOME="$CUDA_HOME" EXTRA_NVCCFLAGS=-DHG_V6_PROFILE \
-           EXTRA_CFLAGS=-DHG_V6_PROFILE "$tmp/prof/src/kernels/v6_persistent.o" 2>&1) &&
+           EXTRA_CFLAGS=-DHG_V6_PROFILE "$tmp/prof/src/kernels/v6_persistent.o" "$tmp/prof/src/family/family.o" 2>&1) &&
    out=$(gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude -Isrc -I"$CUDA_HOME/include" -DHG_V6_PROFILE \
            -fsyntax-only tools/v6-profile.c 2>&1); then
   ok "build/v6-profiling-variant"; else bad "build/v6-profiling-variant" "$out"; fi

@@ -15,9 +15,10 @@
  *   build/prof/v6-profile m n k SECONDS cublas
  * times cublasGemmEx (default algorithm, fp32 compute) the same way instead,
  * for the same three figures on cuBLAS's kernel, and
- *   build/prof/v6-profile m n k SECONDS KERNEL
- * any registered kernel of --list (the family's configurations: the same
- * three figures, without V6's counters).
+ *   build/prof/v6-profile m n k SECONDS KERNEL     (SECONDS may be 0)
+ * any registered kernel of --list: the same three figures, and for the
+ * family's configurations (sm90_...) their counters, which have V6's fields
+ * (src/kernels/prof.cuh).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -140,10 +141,11 @@ static void timed_run(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, voi
  * mean as a share of the consumers' total; then the clock the cycles imply
  * (cycles over %globaltimer nanoseconds) and the span from the first CTA's
  * start to the last one's end. */
-static int print_counters(int64_t m, int64_t n, int64_t k, int sms)
+static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int64_t m, int64_t n, int64_t k,
+                          int sms)
 {
     uint32_t *rows = calloc((size_t)sms * HG_V6_PROF_FIELDS, sizeof(uint32_t));
-    if (!rows || hg__v6_profile_read(rows, sms) != 0) {
+    if (!rows || read(rows, sms) != 0) {
         printf("v6-profile: cannot read the counters\n");
         free(rows);
         return -1;
@@ -155,11 +157,12 @@ static int print_counters(int64_t m, int64_t n, int64_t k, int sms)
         if (rows[i * HG_V6_PROF_FIELDS + HG_V6_PROF_TOTAL] != 0)
             memmove(&rows[ctas++ * HG_V6_PROF_FIELDS], &rows[i * HG_V6_PROF_FIELDS], HG_V6_PROF_FIELDS * sizeof *rows);
     if (ctas == 0) {
-        printf("v6-profile: no counters were written (not the profiling build's kernel?)\n");
+        printf("v6-profile: no counters were written (not the profiling build's kernel, or a family "
+               "configuration with two m64 atoms per consumer, which has none)\n");
         free(rows);
         return -1;
     }
-    printf("V6 %lldx%lldx%lld fp16 TN, %d CTAs, cycles (SM clock) per CTA\n", (long long)m, (long long)n,
+    printf("%s %lldx%lldx%lld fp16 TN, %d CTAs, cycles (SM clock) per CTA\n", kernel, (long long)m, (long long)n,
            (long long)k, ctas);
     printf("%-20s %12s %12s %12s %8s\n", "count", "mean", "min", "max", "of total");
     double total = 0;
@@ -247,7 +250,10 @@ int main(int argc, char **argv)
     cudaDeviceSynchronize();
     /* The counters of the last V6 launch: the timed run's last when there
      * was one, so they describe the same conditions. */
-    if (!cublas && kid == HG_KERNEL_V6 && print_counters(m, n, k, sms) != 0) return 1;
+    if (!cublas && kid == HG_KERNEL_V6 && print_counters("V6", hg__v6_profile_read, m, n, k, sms) != 0) return 1;
+    if (!cublas && strncmp(hg_kernel_name(kid), "sm90_", 5) == 0 &&
+        print_counters(hg_kernel_name(kid), hg__fam_profile_read, m, n, k, sms) != 0)
+        return 1;
     if (cublas) cublasDestroy(cublas);
     hg_destroy(h);
     return 0;

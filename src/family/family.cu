@@ -129,3 +129,8 @@ template <class Cfg> struct hg_fam_host {
     }
 #include "configs.def"
 #undef HG_FAMILY_CONFIG
+
+#ifdef HG_V6_PROFILE
+/* The last family launch's counters (any configuration), `ctas` rows. */
+extern "C" int hg__fam_profile_read(uint32_t *rows, int ctas) { return hg_prof_read(hg__fam_prof, rows, ctas); }
+#endif

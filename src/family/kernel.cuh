@@ -34,6 +34,21 @@ template <class Cfg> static __device__ __forceinline__ hg_pipeline hg_fam_pipeli
     return p;
 }
 
+/* The profiling build's rows (prof.cuh; tools/v6-profile.c reads them).
+ * A configuration whose consumers hold two m64 atoms has no register to
+ * spare for the counters (it spills): it gets no rows, so its counts are
+ * dead code and its profiling build is the shipped kernel. */
+#ifdef HG_V6_PROFILE
+__device__ uint32_t hg__fam_prof[HG_V6_PROF_CTAS * HG_V6_PROF_FIELDS];
+#endif
+template <class Cfg> static __device__ __forceinline__ uint32_t *hg_fam_prof_rows(void)
+{
+#ifdef HG_V6_PROFILE
+    if constexpr (Cfg::M_ATOMS == 1) return hg__fam_prof;
+#endif
+    return nullptr;
+}
+
 template <class Cfg> static __device__ __forceinline__ uint64_t *hg_fam_cload_barriers(uint8_t *smem, int wg)
 {
     return (uint64_t *)(smem + Cfg::OFF_BARRIERS) + 2 * Cfg::STAGES + wg * Cfg::EPI_SLOTS;
@@ -96,6 +111,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         out.phases = 0;
         float acc[Cfg::ACC];
         hg_pipe_cursor cur = hg_pipe_consumer_start();
+        hg_prof_consumer pr = hg_prof_consumer::start(hg_fam_prof_rows<Cfg>(), wg, ctid);
 
         hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
         hg_sk_piece pc;
@@ -107,15 +123,23 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
              * lands between wgmmas (ptxas would then serialize them). */
             hg_acc_fence<Cfg::ACC>(acc);
             const int64_t row0 = offset_m + (int64_t)wg * Cfg::WG_M;
+            const uint32_t t_piece = hg_prof_clock();
+            pr.kblocks += (uint32_t)(pc.k_end - pc.k_begin), pr.pieces++;
             /* Only a whole tile surely writes C (a tail piece may not). */
             const bool first_loaded = pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid);
-            hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, wg, ctid, pc.k_end - pc.k_begin);
+            hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, wg, ctid, pc.k_end - pc.k_begin, &pr);
+            const uint32_t t_drained = hg_prof_clock();
+            pr.main += t_drained - t_piece;
             /* A piece of a tail tile: only the last piece to finish writes C. */
             if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cta.cluster_id, cta.rank, wg, ctid, bar_id,
-                                                         sk_last, sk_partials, sk_counters))
+                                                         sk_last, sk_partials, sk_counters)) {
+                pr.epi += hg_prof_clock() - t_drained;
                 continue;
+            }
             out.tile(&map_c, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
+            pr.epi += hg_prof_clock() - t_drained;
         }
+        pr.finish(hg_fam_prof_rows<Cfg>(), wg, ctid);
         out.finish(ctid);
     } else {
         /* ---- producer ---- */
@@ -125,6 +149,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             hg_prefetch_tensormap(&map_a);
             hg_prefetch_tensormap(&map_b);
             const bool warm_c = epi.beta != 0.0f;
+            const uint32_t t_start = hg_prof_clock();
+            uint32_t t_empty = 0;
             hg_pipe_cursor cur = hg_pipe_producer_start();
             hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
             hg_sk_piece pc;
@@ -135,7 +161,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 for (int64_t kt = pc.k_begin; kt < pc.k_end; kt++) {
                     /* producer_acquire: every consumer that reads this slot
                      * (both CTAs' with a cluster) released it. */
+                    const uint32_t t0 = hg_prof_clock();
                     hg_pipe_producer_acquire(cta.pipe, cur);
+                    t_empty += hg_prof_clock() - t0;
                     hg_fam_produce_stage<Cfg>(cta.smem + cur.stage * Cfg::STAGE_BYTES,
                                               hg_pipe_producer_barrier(cta.pipe, cur), &map_a, &map_b, kt, offset_m,
                                               offset_n, cta.rank);
@@ -154,6 +182,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 hg_pipe_producer_acquire(cta.pipe, cur);
                 hg_pipe_advance(cta.pipe, &cur);
             }
+            hg_prof_put(hg_fam_prof_rows<Cfg>(), HG_V6_PROF_PTOTAL, hg_prof_clock() - t_start);
+            hg_prof_put(hg_fam_prof_rows<Cfg>(), HG_V6_PROF_EMPTY, t_empty);
         }
         __syncwarp();
     }

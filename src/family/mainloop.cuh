@@ -20,6 +20,7 @@
 #pragma once
 
 #include "../kernels/pipeline.cuh"
+#include "../kernels/prof.cuh"
 #include "config.cuh"
 #include "scheduler.cuh"
 
@@ -89,13 +90,23 @@ template <class Cfg> static __device__ __forceinline__ void hg_fam_consumer_rele
     }
 }
 
+/* consumer_wait, timed for the profiling build (pr: its sums). */
+static __device__ __forceinline__ void hg_fam_consumer_wait(const hg_pipeline &pipe, hg_pipe_cursor cur,
+                                                            hg_prof_consumer *pr)
+{
+    const uint32_t t0 = hg_prof_clock();
+    hg_pipe_consumer_acquire(pipe, cur);
+    pr->full += hg_prof_clock() - t0;
+}
+
 /* One consumer's mainloop over k blocks [0, k_count) of a piece: the ring's
  * cursor carries over from piece to piece. Every stage it acquires is
  * released before it returns, so the producer fills the next piece's stages
  * while this one's epilogue runs. */
 template <class Cfg, int DT>
 static __device__ __forceinline__ void hg_fam_consume(float *acc, const hg_pipeline &pipe, hg_pipe_cursor *cur,
-                                                      uint8_t *smem, int wg, int ctid, int64_t k_count)
+                                                      uint8_t *smem, int wg, int ctid, int64_t k_count,
+                                                      hg_prof_consumer *pr)
 {
     const uint32_t a_off = (uint32_t)(wg * Cfg::WG_A_BYTES);
     if constexpr (Cfg::EARLY_RELEASE) {
@@ -103,7 +114,7 @@ static __device__ __forceinline__ void hg_fam_consume(float *acc, const hg_pipel
          * waiting for the next one: a slot turns over in one tensor-work
          * time plus the refill's round trip. */
         for (int64_t kt = 0; kt < k_count; kt++) {
-            hg_pipe_consumer_acquire(pipe, *cur);
+            hg_fam_consumer_wait(pipe, *cur, pr);
             const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
             hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES);
             hg_wgmma_wait_group<0>();
@@ -116,17 +127,19 @@ static __device__ __forceinline__ void hg_fam_consume(float *acc, const hg_pipel
          * release stage kt - 1; drain and release the last at the end. The
          * first stage is peeled (k_count >= 1), so the loop body has no
          * branch around its wait. */
-        hg_pipe_consumer_acquire(pipe, *cur);
+        hg_fam_consumer_wait(pipe, *cur, pr);
         {
             const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
             hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES);
         }
         hg_pipe_advance(pipe, cur);
         for (int64_t kt = 1; kt < k_count; kt++) {
-            hg_pipe_consumer_acquire(pipe, *cur);
+            hg_fam_consumer_wait(pipe, *cur, pr);
             const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
             hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES);
+            const uint32_t t1 = hg_prof_clock();
             hg_wgmma_wait_group<1>();
+            pr->starved += hg_prof_clock() - t1 < HG_PROF_STARVED_CYCLES;
             if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_prev_consumer_barrier(pipe, *cur));
             hg_pipe_advance(pipe, cur);
         }

@@ -61,13 +61,14 @@
  * Measured on the H200 (2026-11-29, fp16 TN, median of 3 processes;
  * docs/v6.md has the other shapes and the ablations): 8192^3 1.469 ms, 0.953
  * of cuBLAS-best (0.950 without the stream-K tail); 4096^3 0.870 (0.777).
- * `make prof` compiles in per-CTA cycle counters (v6_clock, v6_prof_put;
+ * `make prof` compiles in per-CTA cycle counters (prof.cuh;
  * tools/v6-profile.c reads them): the consumers wait on full barriers for
  * 22-30% of their cycles at 8192^3, but the board is at its power limit
  * there, so cycles saved come back as clock (docs/NOTES.md).
  */
 #include "common.cuh"
 #include "pipeline.cuh"
+#include "prof.cuh"
 
 /* ---- compile-time shape ------------------------------------------------- */
 
@@ -356,46 +357,16 @@ static __device__ __forceinline__ hg_pipeline v6_pipeline(uint8_t *smem)
 
 /* ---- cycle accounting (make prof: -DHG_V6_PROFILE) ------------------------- */
 
-/* Where a CTA's cycles go (the row's fields: HG_V6_PROF_* in hg_internal.h).
- * Each launch overwrites one row per CTA (up to HG_V6_PROF_CTAS); only thread
- * 0 of each consumer and the producer thread write. Without HG_V6_PROFILE
- * v6_clock() is 0, the sums are dead and the compiler drops them: the kernel
- * is unchanged. */
-static constexpr uint32_t V6_STARVED_CYCLES = 64; /* a wait_group<1> shorter than this found the pipe empty */
-
+/* Where a CTA's cycles go (the row's fields: HG_V6_PROF_* in hg_internal.h;
+ * the helpers in prof.cuh). Each launch overwrites one row per CTA (up to
+ * HG_V6_PROF_CTAS); only thread 0 of each consumer and the producer thread
+ * write. */
 #ifdef HG_V6_PROFILE
 __device__ uint32_t hg__v6_prof[HG_V6_PROF_CTAS * HG_V6_PROF_FIELDS];
-#endif
-
-static __device__ __forceinline__ uint32_t v6_clock(void)
-{
-#ifdef HG_V6_PROFILE
-    return (uint32_t)clock();
+static __device__ __forceinline__ uint32_t *v6_prof_rows(void) { return hg__v6_prof; }
 #else
-    return 0;
+static __device__ __forceinline__ uint32_t *v6_prof_rows(void) { return nullptr; }
 #endif
-}
-
-/* Nanoseconds on the GPU's global timer, to turn cycles into a clock. */
-static __device__ __forceinline__ uint64_t v6_globaltimer(void)
-{
-#ifdef HG_V6_PROFILE
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-#else
-    return 0;
-#endif
-}
-
-static __device__ __forceinline__ void v6_prof_put(int field, uint32_t v)
-{
-#ifdef HG_V6_PROFILE
-    if (blockIdx.x < HG_V6_PROF_CTAS) hg__v6_prof[blockIdx.x * HG_V6_PROF_FIELDS + field] = v;
-#else
-    (void)field, (void)v;
-#endif
-}
 
 /* ---- the kernel ----------------------------------------------------------- */
 
@@ -461,9 +432,7 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
         float acc0[V6_HN / 2], acc1[V6_HN / 2];
         volatile uint32_t *sk_last = (volatile uint32_t *)(smem + V6_OFF_SK_FLAGS) + wg;
         hg_pipe_cursor cur = hg_pipe_consumer_start();
-        const uint32_t t_start = v6_clock();
-        const uint64_t ns_start = v6_globaltimer();
-        uint32_t t_main = 0, t_full = 0, n_starved = 0, t_epi = 0, n_k = 0, n_pieces = 0;
+        hg_prof_consumer pr = hg_prof_consumer::start(v6_prof_rows(), wg, ctid);
 
         /* The cluster's pieces: whole tiles tile = cluster_id, += clusters,
          * then its share of the stream-K tail (hg_sk_next; the producer walks
@@ -481,11 +450,11 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             hg_acc_fence<V6_HN / 2>(acc0);
             hg_acc_fence<V6_HN / 2>(acc1);
 
-            const uint32_t t_piece = v6_clock();
-            n_k += k_count, n_pieces++;
+            const uint32_t t_piece = hg_prof_clock();
+            pr.kblocks += k_count, pr.pieces++;
             /* First k tile: issue, keep it in flight (k_count >= 1). */
             hg_pipe_consumer_acquire(pipe, cur);
-            t_full += v6_clock() - t_piece;
+            pr.full += hg_prof_clock() - t_piece;
             {
                 uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
                 v6_mma_stage<DT>(acc0, acc1, hg_smem_addr(st + wg * V6_A_HALF_BYTES), hg_smem_addr(st + V6_A_BYTES));
@@ -495,14 +464,14 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
              * (stage i's) is pending: stage i - 1's wgmmas are done, release
              * it. */
             for (int kt = 1; kt < k_count; kt++) {
-                const uint32_t t0 = v6_clock();
+                const uint32_t t0 = hg_prof_clock();
                 hg_pipe_consumer_acquire(pipe, cur);
-                t_full += v6_clock() - t0;
+                pr.full += hg_prof_clock() - t0;
                 uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
                 v6_mma_stage<DT>(acc0, acc1, hg_smem_addr(st + wg * V6_A_HALF_BYTES), hg_smem_addr(st + V6_A_BYTES));
-                const uint32_t t1 = v6_clock();
+                const uint32_t t1 = hg_prof_clock();
                 hg_wgmma_wait_group<1>();
-                n_starved += v6_clock() - t1 < V6_STARVED_CYCLES;
+                pr.starved += hg_prof_clock() - t1 < HG_PROF_STARVED_CYCLES;
                 if (ctid == 0) v6_release<MCAST>(hg_pipe_prev_consumer_barrier(pipe, cur));
                 hg_pipe_advance(pipe, &cur);
             }
@@ -514,13 +483,13 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             hg_acc_fence<V6_HN / 2>(acc0);
             hg_acc_fence<V6_HN / 2>(acc1);
             if (ctid == 0) v6_release<MCAST>(hg_pipe_prev_consumer_barrier(pipe, cur));
-            const uint32_t t_drained = v6_clock();
-            t_main += t_drained - t_piece;
+            const uint32_t t_drained = hg_prof_clock();
+            pr.main += t_drained - t_piece;
 
             /* A piece of a tail tile: only the last piece to finish writes C. */
             if (pc.sk_tile >= 0 && !v6_sk_fixup(acc0, acc1, plan, pc, cluster_id, rank, wg, ctid, bar_id, sk_last,
                                                 sk_partials, sk_counters)) {
-                t_epi += v6_clock() - t_drained;
+                pr.epi += hg_prof_clock() - t_drained;
                 continue;
             }
 
@@ -532,23 +501,9 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
                 hg_store_wgmma_acc<DT, V6_HN>(epi, acc0, row0, offset_n, ctid);
                 hg_store_wgmma_acc<DT, V6_HN>(epi, acc1, row0, offset_n + V6_HN, ctid);
             }
-            t_epi += v6_clock() - t_drained;
+            pr.epi += hg_prof_clock() - t_drained;
         }
-        if (ctid == 0) {
-            const int f = wg * (HG_V6_PROF_MAIN1 - HG_V6_PROF_MAIN0);
-            v6_prof_put(HG_V6_PROF_MAIN0 + f, t_main);
-            v6_prof_put(HG_V6_PROF_FULL0 + f, t_full);
-            v6_prof_put(HG_V6_PROF_STARVED0 + f, n_starved);
-            v6_prof_put(HG_V6_PROF_EPI0 + f, t_epi);
-        }
-        if (tid == 0) { /* consumer 0 alone: the CTA-wide counts */
-            v6_prof_put(HG_V6_PROF_TOTAL, v6_clock() - t_start);
-            const uint64_t ns_end = v6_globaltimer();
-            v6_prof_put(HG_V6_PROF_T0_LO, (uint32_t)ns_start), v6_prof_put(HG_V6_PROF_T0_HI, (uint32_t)(ns_start >> 32));
-            v6_prof_put(HG_V6_PROF_T1_LO, (uint32_t)ns_end), v6_prof_put(HG_V6_PROF_T1_HI, (uint32_t)(ns_end >> 32));
-            v6_prof_put(HG_V6_PROF_KBLOCKS, n_k);
-            v6_prof_put(HG_V6_PROF_PIECES, n_pieces);
-        }
+        pr.finish(v6_prof_rows(), wg, ctid);
         /* The last stores' global writes complete (and their reads of the
          * slot) before the CTA may exit. */
         if (TMA_EPI && ctid == 0) hg_cp_async_bulk_wait_group<0>();
@@ -563,7 +518,7 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
             hg_prefetch_tensormap(&map_a);
             hg_prefetch_tensormap(&map_b);
             hg_pipe_cursor cur = hg_pipe_producer_start();
-            const uint32_t t_start = v6_clock();
+            const uint32_t t_start = hg_prof_clock();
             uint32_t t_empty = 0;
             hg_sk_cursor sched = hg_sk_start(&plan, cluster_id);
             hg_sk_piece pc;
@@ -575,9 +530,9 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
                     /* Wait until all consumers (both CTAs with MCAST) released
                      * the slot: this CTA's A and B half overwrite it here, and
                      * with MCAST this CTA's B half overwrites it in the peer. */
-                    const uint32_t t0 = v6_clock();
+                    const uint32_t t0 = hg_prof_clock();
                     hg_pipe_producer_acquire(pipe, cur);
-                    t_empty += v6_clock() - t0;
+                    t_empty += hg_prof_clock() - t0;
                     uint64_t *full = hg_pipe_producer_barrier(pipe, cur);
                     uint8_t *st = smem + cur.stage * V6_STAGE_BYTES;
                     /* The whole stage, whoever loads it; full boxes even at
@@ -616,8 +571,8 @@ __global__ void __launch_bounds__(V6_THREADS, 1)
                 hg_pipe_producer_acquire(pipe, cur);
                 hg_pipe_advance(pipe, &cur);
             }
-            v6_prof_put(HG_V6_PROF_PTOTAL, v6_clock() - t_start);
-            v6_prof_put(HG_V6_PROF_EMPTY, t_empty);
+            hg_prof_put(v6_prof_rows(), HG_V6_PROF_PTOTAL, hg_prof_clock() - t_start);
+            hg_prof_put(v6_prof_rows(), HG_V6_PROF_EMPTY, t_empty);
         }
         __syncwarp();
     }
@@ -792,14 +747,7 @@ hg_status hg__v6_launch_variant(const hg__problem *p, const hg__device *d, struc
 }
 
 #ifdef HG_V6_PROFILE
-int hg__v6_profile_read(uint32_t *rows, int ctas)
-{
-    if (ctas > HG_V6_PROF_CTAS) ctas = HG_V6_PROF_CTAS;
-    return cudaMemcpyFromSymbol(rows, hg__v6_prof, (size_t)ctas * HG_V6_PROF_FIELDS * sizeof(uint32_t)) ==
-                   cudaSuccess
-               ? 0
-               : -1;
-}
+int hg__v6_profile_read(uint32_t *rows, int ctas) { return hg_prof_read(hg__v6_prof, rows, ctas); }
 #endif
 
 hg_status hg__v6_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e)
