@@ -170,17 +170,13 @@ static void test_streams(void)
     const int calls = hg_gpu_quick ? 8 : 100;
     sk_fixture fx;
     int ok = sk_fixture_open(&fx, "one stream");
-    hg_handle h = fx.h;
-    const int nshapes = fx.n;
-    const operands *o = fx.o;
-    uint16_t *const *ref = fx.ref;
-    for (int i = 0; ok && i < nshapes; i++) {
+    for (int i = 0; ok && i < fx.n; i++) {
         size_t need = 0;
-        CHECK(workspace_of(h, &o[i], &need) == HG_STATUS_SUCCESS && need > 0,
-              "shape %d splits its last round (workspace %zu bytes): %s", i, need, hg_last_error(h));
+        CHECK(workspace_of(fx.h, &fx.o[i], &need) == HG_STATUS_SUCCESS && need > 0,
+              "shape %d splits its last round (workspace %zu bytes): %s", i, need, hg_last_error(fx.h));
     }
     size_t most = 0;
-    for (int i = 0; i < nshapes; i++) most = o[i].nc > most ? o[i].nc : most;
+    for (int i = 0; i < fx.n; i++) most = fx.o[i].nc > most ? fx.o[i].nc : most;
     for (int ns = 2; ok && ns <= 4; ns += 2) {
         cudaStream_t st[4];
         char *out = NULL;
@@ -188,18 +184,18 @@ static void test_streams(void)
         ok = ok && cuda_ok(cudaMalloc((void **)&out, (size_t)calls * most * 2), "cudaMalloc outputs") &&
              cuda_ok(cudaMemset(out, 0xFF, (size_t)calls * most * 2), "poison outputs");
         for (int c = 0; ok && c < calls; c++) {
-            hg_status s = hg_set_stream(h, (struct CUstream_st *)st[c % ns]);
-            if (s == HG_STATUS_SUCCESS) s = gemm_into(h, &o[c % nshapes], out + (size_t)c * most * 2);
-            CHECK(s == HG_STATUS_SUCCESS, "%d streams, call %d: %s", ns, c, hg_last_error(h));
+            hg_status s = hg_set_stream(fx.h, (struct CUstream_st *)st[c % ns]);
+            if (s == HG_STATUS_SUCCESS) s = gemm_into(fx.h, &fx.o[c % fx.n], out + (size_t)c * most * 2);
+            CHECK(s == HG_STATUS_SUCCESS, "%d streams, call %d: %s", ns, c, hg_last_error(fx.h));
             ok = s == HG_STATUS_SUCCESS;
         }
         ok = ok && cuda_ok(cudaDeviceSynchronize(), "the calls");
         uint16_t *host = (uint16_t *)malloc(most * 2);
         int64_t wrong = 0, calls_wrong = 0;
         for (int c = 0; ok && host && c < calls; c++) {
-            const operands *oc = &o[c % nshapes];
+            const operands *oc = &fx.o[c % fx.n];
             ok = cuda_ok(cudaMemcpy(host, out + (size_t)c * most * 2, oc->nc * 2, cudaMemcpyDeviceToHost), "copy");
-            int64_t d = ok ? differing(host, ref[c % nshapes], oc->nc) : 0;
+            int64_t d = ok ? differing(host, fx.ref[c % fx.n], oc->nc) : 0;
             wrong += d;
             calls_wrong += d > 0;
         }
@@ -208,7 +204,7 @@ static void test_streams(void)
         free(host);
         cudaFree(out);
         for (int i = 0; i < ns; i++) cudaStreamDestroy(st[i]);
-        CHECK(hg_set_stream(h, NULL) == HG_STATUS_SUCCESS, "back to the default stream");
+        CHECK(hg_set_stream(fx.h, NULL) == HG_STATUS_SUCCESS, "back to the default stream");
     }
     sk_fixture_close(&fx);
 }
@@ -223,13 +219,9 @@ static void test_graph(void)
     const int replays = hg_gpu_quick ? 3 : 100;
     sk_fixture fx;
     int ok = sk_fixture_open(&fx, "eager");
-    hg_handle h = fx.h;
-    const int nshapes = fx.n;
-    const operands *o = fx.o;
-    uint16_t *const *ref = fx.ref;
     size_t off[MAX_SHAPES + 1] = {0};
-    for (int i = 0; i < nshapes; i++) off[i + 1] = off[i] + o[i].nc * 2;
-    const size_t total = off[nshapes];
+    for (int i = 0; i < fx.n; i++) off[i + 1] = off[i] + fx.o[i].nc * 2;
+    const size_t total = off[fx.n];
     cudaStream_t cs = NULL, es = NULL;
     cudaGraph_t graph = NULL;
     cudaGraphExec_t exec = NULL;
@@ -242,36 +234,36 @@ static void test_graph(void)
          cuda_ok(cudaMemset(eout, 0xFF, total * replays), "poison") && cuda_ok(cudaMemset(gout, 0xFF, total), "poison");
     if (ok) {
         ok = cuda_ok(cudaStreamBeginCapture(cs, cudaStreamCaptureModeGlobal), "begin capture");
-        CHECK(hg_set_stream(h, (struct CUstream_st *)cs) == HG_STATUS_SUCCESS, "capture stream");
-        for (int i = 0; ok && i < nshapes; i++) {
-            hg_status s = gemm_into(h, &o[i], gout + off[i]);
-            CHECK(s == HG_STATUS_SUCCESS, "captured call %d: %s", i, hg_last_error(h));
+        CHECK(hg_set_stream(fx.h, (struct CUstream_st *)cs) == HG_STATUS_SUCCESS, "capture stream");
+        for (int i = 0; ok && i < fx.n; i++) {
+            hg_status s = gemm_into(fx.h, &fx.o[i], gout + off[i]);
+            CHECK(s == HG_STATUS_SUCCESS, "captured call %d: %s", i, hg_last_error(fx.h));
         }
         ok = cuda_ok(cudaStreamEndCapture(cs, &graph), "end capture") &&
              cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
     }
     /* Replays on cs, each followed by a snapshot of its outputs; eager calls
      * on es meanwhile, each into outputs of its own. */
-    CHECK(hg_set_stream(h, (struct CUstream_st *)es) == HG_STATUS_SUCCESS, "eager stream");
+    CHECK(hg_set_stream(fx.h, (struct CUstream_st *)es) == HG_STATUS_SUCCESS, "eager stream");
     for (int r = 0; ok && r < replays; r++) {
         ok = cuda_ok(cudaGraphLaunch(exec, cs), "replay") &&
              cuda_ok(cudaMemcpyAsync(snaps + total * r, gout, total, cudaMemcpyDeviceToDevice, cs), "snapshot");
-        int i = r % nshapes;
-        hg_status s = gemm_into(h, &o[i], eout + total * r + off[i]);
-        CHECK(s == HG_STATUS_SUCCESS, "eager call beside replay %d: %s", r, hg_last_error(h));
+        int i = r % fx.n;
+        hg_status s = gemm_into(fx.h, &fx.o[i], eout + total * r + off[i]);
+        CHECK(s == HG_STATUS_SUCCESS, "eager call beside replay %d: %s", r, hg_last_error(fx.h));
     }
     ok = ok && cuda_ok(cudaDeviceSynchronize(), "replays");
     uint16_t *host = (uint16_t *)malloc(total);
     int64_t wrong_replay = 0, wrong_eager = 0;
     for (int r = 0; ok && host && r < replays; r++) {
         ok = cuda_ok(cudaMemcpy(host, snaps + total * r, total, cudaMemcpyDeviceToHost), "copy");
-        for (int i = 0; ok && i < nshapes; i++) wrong_replay += differing(host + off[i] / 2, ref[i], o[i].nc);
+        for (int i = 0; ok && i < fx.n; i++) wrong_replay += differing(host + off[i] / 2, fx.ref[i], fx.o[i].nc);
         ok = ok && cuda_ok(cudaMemcpy(host, eout + total * r, total, cudaMemcpyDeviceToHost), "copy");
-        int i = r % nshapes;
-        if (ok) wrong_eager += differing(host + off[i] / 2, ref[i], o[i].nc);
+        int i = r % fx.n;
+        if (ok) wrong_eager += differing(host + off[i] / 2, fx.ref[i], fx.o[i].nc);
     }
     CHECK(ok && wrong_replay == 0, "%d replays of %d captured calls: %lld elements differ from eager", replays,
-          nshapes, (long long)wrong_replay);
+          fx.n, (long long)wrong_replay);
     CHECK(ok && wrong_eager == 0, "eager calls beside the replays: %lld elements differ", (long long)wrong_eager);
     free(host);
     if (exec) cudaGraphExecDestroy(exec);
