@@ -334,6 +334,11 @@ uint64_t hg__rng_next(uint64_t *state);
 void hg__fill_uniform(uint16_t *h, size_t count, hg_dtype dt, uint64_t *state, size_t period);
 double hg__check_bound(hg_dtype dt, double ref, double abs_sum);
 
+/* An H200 as the kernels see it (132 SMs, 227 KiB of shared memory per
+ * block, 60 MiB of L2, clusters), no workspace: the CPU tier's made-up
+ * device and hopgemm-bench --plan's where there is no GPU. */
+hg__device hg__device_h200_model(void);
+
 /* The whole reference into ref (m x n doubles, ld n). */
 void hg__ref_gemm(const hg__problem *p, const uint16_t *A, const uint16_t *B,
                   const uint16_t *C, double *ref);

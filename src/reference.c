@@ -138,3 +138,16 @@ double hg__check_bound(hg_dtype dt, double ref, double abs_sum)
     const double rtol = dt == HG_BF16 ? ldexp(1.0, -7) : ldexp(1.0, -10);
     return rtol * fabs(ref) + ldexp(abs_sum, -18) + 1e-7;
 }
+
+hg__device hg__device_h200_model(void)
+{
+    hg__device d;
+    memset(&d, 0, sizeof d);
+    d.cc_major = 9;
+    d.cc_minor = 0;
+    d.sm_count = 132;
+    d.smem_optin = 232448;
+    d.l2_bytes = 60 << 20;
+    d.cluster_launch = 1;
+    return d;
+}

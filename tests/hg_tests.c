@@ -27,14 +27,9 @@ const char *hg_gpu_kernel_filter;
 
 static hg__device fake_device(int major, int minor)
 {
-    hg__device d;
-    memset(&d, 0, sizeof d);
+    hg__device d = hg__device_h200_model();
     d.cc_major = major;
     d.cc_minor = minor;
-    d.sm_count = 132;
-    d.smem_optin = 232448;
-    d.l2_bytes = 60 * 1024 * 1024;
-    d.cluster_launch = 1;
     return d;
 }
 

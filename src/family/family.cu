@@ -59,7 +59,7 @@ template <class Cfg> struct hg_fam_host {
 
     static size_t workspace(const hg__problem *p, const hg__device *d)
     {
-        if (p->m == 0 || p->n == 0 || p->k == 0 || can_serve(p, d) != NULL) return 0;
+        if (p->m == 0 || p->n == 0 || can_serve(p, d) != NULL) return 0; /* can_serve refuses k = 0 */
         return grid_of(p, d).ws_need;
     }
 

@@ -2,21 +2,6 @@
 
 /* ---- --plan: AUTO's model for one product, measuring nothing ------------- */
 
-/* What the model knows of an H200 (132 SMs, 227 KiB of shared memory per
- * block, clusters), for --plan where there is no GPU to ask. */
-static hg__device modeled_h200(void)
-{
-    hg__device d;
-    memset(&d, 0, sizeof d);
-    d.cc_major = 9;
-    d.cc_minor = 0;
-    d.sm_count = 132;
-    d.smem_optin = 232448;
-    d.l2_bytes = 60 << 20;
-    d.cluster_launch = 1;
-    return d;
-}
-
 /* For each registered kernel: whether it can serve the product, and if so
  * AUTO's estimate of its speed (hg__estimate, relative to cuBLAS-best), with
  * the library's own choice (hg_plan) marked. Pointers are made up, 16-byte
@@ -34,7 +19,7 @@ int plan_kernels(const options *o)
         snprintf(where, sizeof where, "this machine's device %d (%d SMs)", d.ordinal, d.sm_count);
     } else {
         (void)cudaGetLastError();
-        d = modeled_h200();
+        d = hg__device_h200_model();
         if (hg__create_for_device(&h, &d) != HG_STATUS_SUCCESS) {
             fprintf(stderr, TOOL ": --plan: out of host memory\n");
             return BENCH_EXIT_FAIL;
