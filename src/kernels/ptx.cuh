@@ -233,24 +233,40 @@ static __device__ __forceinline__ uint64_t hg_wgmma_desc_sw128(uint32_t smem_add
     return d;
 }
 
+/* A descriptor for an MN-major operand in 128-byte swizzled blocks (9.7.15.5.1,
+ * the MN-major canonical layout): a block is 64 rows of k, each 128 bytes of
+ * 64 consecutive m (or n) elements, 8 rows per swizzle atom. SBO = 1024 (one
+ * atom, 8 k rows, to the next); LBO = block_bytes, from one block of 64 m (n)
+ * to the next, which an n wider than 64 walks. */
+static __device__ __forceinline__ uint64_t hg_wgmma_desc_sw128_mn(uint32_t smem_addr, uint32_t block_bytes)
+{
+    uint64_t d = 0;
+    d |= (uint64_t)((smem_addr & 0x3FFFF) >> 4);
+    d |= (uint64_t)((block_bytes >> 4) & 0x3FFF) << 16; /* leading byte offset: block to block along m (n) */
+    d |= (uint64_t)(1024 >> 4) << 32;                    /* stride byte offset: 8 k rows x 128 B */
+    d |= (uint64_t)1 << 62;                              /* swizzle mode: 128 B */
+    return d;
+}
+
 /* The wgmma of shape m64nNk16, fp32 accumulate, for element type DT (0 f16,
- * 1 bf16). A C++ template because the kernels are compiled per dtype. */
-template <int N, int DT>
+ * 1 bf16), A and B K-major (TA, TB = 0) or MN-major (1). A C++ template
+ * because the kernels are compiled per dtype and layout. */
+template <int N, int DT, int TA = 0, int TB = 0>
 static __device__ __forceinline__ void hg_wgmma_m64k16(float *d, uint64_t da, uint64_t db, int scale_d)
 {
     static_assert(N == 64 || N == 128 || N == 160 || N == 256, "no wrapper for this N");
     if constexpr (N == 64) {
-        if constexpr (DT == 0) hg_wgmma_m64n64k16_f32_f16(d, da, db, scale_d);
-        else hg_wgmma_m64n64k16_f32_bf16(d, da, db, scale_d);
+        if constexpr (DT == 0) hg_wgmma_m64n64k16_f32_f16<TA, TB>(d, da, db, scale_d);
+        else hg_wgmma_m64n64k16_f32_bf16<TA, TB>(d, da, db, scale_d);
     } else if constexpr (N == 128) {
-        if constexpr (DT == 0) hg_wgmma_m64n128k16_f32_f16(d, da, db, scale_d);
-        else hg_wgmma_m64n128k16_f32_bf16(d, da, db, scale_d);
+        if constexpr (DT == 0) hg_wgmma_m64n128k16_f32_f16<TA, TB>(d, da, db, scale_d);
+        else hg_wgmma_m64n128k16_f32_bf16<TA, TB>(d, da, db, scale_d);
     } else if constexpr (N == 160) {
-        if constexpr (DT == 0) hg_wgmma_m64n160k16_f32_f16(d, da, db, scale_d);
-        else hg_wgmma_m64n160k16_f32_bf16(d, da, db, scale_d);
+        if constexpr (DT == 0) hg_wgmma_m64n160k16_f32_f16<TA, TB>(d, da, db, scale_d);
+        else hg_wgmma_m64n160k16_f32_bf16<TA, TB>(d, da, db, scale_d);
     } else {
-        if constexpr (DT == 0) hg_wgmma_m64n256k16_f32_f16(d, da, db, scale_d);
-        else hg_wgmma_m64n256k16_f32_bf16(d, da, db, scale_d);
+        if constexpr (DT == 0) hg_wgmma_m64n256k16_f32_f16<TA, TB>(d, da, db, scale_d);
+        else hg_wgmma_m64n256k16_f32_bf16<TA, TB>(d, da, db, scale_d);
     }
 }
 
