@@ -92,6 +92,8 @@ typedef struct {
      * none; NULL: the kernel never needs any). Called with the handle's
      * context current. */
     size_t (*workspace)(const hg__problem *p, const hg__device *d);
+    /* The one layout it serves (generic: every layout). */
+    hg_op op_a, op_b;
 } hg__kernel_entry;
 
 /* AUTO's estimate of a kernel's throughput on this problem, relative to
@@ -116,9 +118,19 @@ HG_DECLARE_KERNEL(v4);
 HG_DECLARE_KERNEL(v5);
 HG_DECLARE_KERNEL(v6);
 
+/* configs.def's layouts as our ops (hopgemm.h: the names are their flips). */
+#define HG_FAM_OP_A_tn HG_OP_N
+#define HG_FAM_OP_B_tn HG_OP_T
+#define HG_FAM_OP_A_tt HG_OP_N
+#define HG_FAM_OP_B_tt HG_OP_N
+#define HG_FAM_OP_A_nn HG_OP_T
+#define HG_FAM_OP_B_nn HG_OP_T
+#define HG_FAM_OP_A_nt HG_OP_T
+#define HG_FAM_OP_B_nt HG_OP_N
+
 /* The family (src/family/): each row of configs.def has this pair and a
  * workspace query, hg__<name>_workspace. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, speed) \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, layout, speed) \
     HG_DECLARE_KERNEL(name);                                              \
     size_t hg__##name##_workspace(const hg__problem *p, const hg__device *d);
 #include "family/configs.def"
@@ -258,11 +270,13 @@ typedef struct {
 } hg__region;
 int hg__regions_meet(hg__region x, hg__region y);
 
-/* The conditions every TMA kernel (V0..V6) shares: TN layout, 16-byte aligned
- * A, B, C, leading dimensions multiples of 8 elements, an sm_90 device.
- * NULL when met, else the sentence. hg__tma_ab_can_serve: the same for A and
- * B alone (a kernel that can write C without TMA); hg__tma_c_ok: whether C
- * meets TMA's rules (base 16-byte aligned, ldc a multiple of 8). */
+/* The conditions every TMA kernel shares: one layout (V0..V6: TN), 16-byte
+ * aligned A, B, C, leading dimensions multiples of 8 elements, an sm_90
+ * device. NULL when met, else the sentence. The _ab_ forms: the same for A
+ * and B alone (a kernel that can write C without TMA); hg__tma_c_ok: whether
+ * C meets TMA's rules (base 16-byte aligned, ldc a multiple of 8). */
+const char *hg__tma_layout_can_serve(const hg__problem *p, const hg__device *d, hg_op opA, hg_op opB);
+const char *hg__tma_layout_ab_can_serve(const hg__problem *p, const hg__device *d, hg_op opA, hg_op opB);
 const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d);
 const char *hg__tma_ab_can_serve(const hg__problem *p, const hg__device *d);
 int hg__tma_c_ok(const hg__problem *p);

@@ -129,11 +129,17 @@ const char *hg__validate(const hg__problem *p)
     return NULL;
 }
 
-const char *hg__tma_ab_can_serve(const hg__problem *p, const hg__device *d)
+const char *hg__tma_layout_ab_can_serve(const hg__problem *p, const hg__device *d, hg_op opA, hg_op opB)
 {
+    /* [opA][opB]: the literature's name is the flip of our row-major ops. */
+    static const char *const only[2][2] = {
+        {"serves the TT layout only (opA = HG_OP_N, opB = HG_OP_N: A m x k, B k x n).",
+         "serves the TN layout only (opA = HG_OP_N, opB = HG_OP_T: A m x k, B n x k)."},
+        {"serves the NT layout only (opA = HG_OP_T, opB = HG_OP_N: A k x m, B k x n).",
+         "serves the NN layout only (opA = HG_OP_T, opB = HG_OP_T: A k x m, B n x k)."},
+    };
     if (d->cc_major != 9 || d->cc_minor != 0) return "needs an sm_90 (Hopper) device.";
-    if (p->opA != HG_OP_N || p->opB != HG_OP_T)
-        return "serves the TN layout only (opA = HG_OP_N, opB = HG_OP_T: A m x k, B n x k).";
+    if (p->opA != opA || p->opB != opB) return only[opA == HG_OP_T][opB == HG_OP_T];
     if ((((uintptr_t)p->A) | ((uintptr_t)p->B)) & 15) return "needs A and B 16-byte aligned (TMA).";
     if ((p->lda | p->ldb) & 7) return "needs lda and ldb multiples of 8 elements (TMA).";
     if (p->k == 0) return "k = 0 leaves no product to compute.";
@@ -144,6 +150,19 @@ const char *hg__tma_ab_can_serve(const hg__problem *p, const hg__device *d)
     return NULL;
 }
 
+const char *hg__tma_ab_can_serve(const hg__problem *p, const hg__device *d)
+{
+    return hg__tma_layout_ab_can_serve(p, d, HG_OP_N, HG_OP_T);
+}
+
+const char *hg__tma_layout_can_serve(const hg__problem *p, const hg__device *d, hg_op opA, hg_op opB)
+{
+    const char *why = hg__tma_layout_ab_can_serve(p, d, opA, opB);
+    if (why) return why;
+    if (!hg__tma_c_ok(p)) return "needs C 16-byte aligned and ldc a multiple of 8 elements below 2^36 (TMA).";
+    return NULL;
+}
+
 int hg__tma_c_ok(const hg__problem *p)
 {
     return (((uintptr_t)p->C) & 15) == 0 && (p->ldc & 7) == 0 && p->ldc < ((int64_t)1 << 36);
@@ -151,8 +170,5 @@ int hg__tma_c_ok(const hg__problem *p)
 
 const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d)
 {
-    const char *why = hg__tma_ab_can_serve(p, d);
-    if (why) return why;
-    if (!hg__tma_c_ok(p)) return "needs C 16-byte aligned and ldc a multiple of 8 elements below 2^36 (TMA).";
-    return NULL;
+    return hg__tma_layout_can_serve(p, d, HG_OP_N, HG_OP_T);
 }

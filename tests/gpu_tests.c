@@ -214,6 +214,22 @@ hg_handle gpu_handle(void)
     return s == HG_STATUS_SUCCESS ? h : NULL;
 }
 
+/* The layout a kernel serves, from the kernel table (TN for AUTO). */
+static void kernel_ops(hg_kernel kid, hg_op *opA, hg_op *opB)
+{
+    const hg__kernel_entry *e = hg__find_kernel(kid);
+    *opA = e ? e->op_a : HG_OP_N, *opB = e ? e->op_b : HG_OP_T;
+}
+
+/* A case in the kernel's layout (the shapes are the same for every layout;
+ * run_case derives the leading dimensions from the ops). */
+static int run_case_as(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
+{
+    gcase t = *c;
+    kernel_ops(kid, &t.opA, &t.opB);
+    return run_case(h, kid, &t, dt);
+}
+
 static void run_kernel_tn(hg_kernel kid)
 {
     if (hg__find_kernel(kid) == NULL) SKIP("not registered in this build");
@@ -225,7 +241,7 @@ static void run_kernel_tn(hg_kernel kid)
     const gcase *cases = hg_gpu_quick ? quick_cases : tn_cases;
     size_t n = hg_gpu_quick ? sizeof quick_cases / sizeof quick_cases[0] : sizeof tn_cases / sizeof tn_cases[0];
     for (int dt = 0; dt < 2; dt++)
-        for (size_t i = 0; i < n; i++) run_case(h, kid, &cases[i], (hg_dtype)dt);
+        for (size_t i = 0; i < n; i++) run_case_as(h, kid, &cases[i], (hg_dtype)dt);
     hg_destroy(h);
 }
 
@@ -252,9 +268,13 @@ static const gcase sk_cases[] = {
 
 /* The same call three times gives the same bits: the tail's partials are
  * summed in k order whichever piece finishes last. */
-static void sk_repeatable(hg_handle h, const char *kernel)
+static void sk_repeatable(hg_handle h, hg_kernel kid)
 {
+    const char *kernel = hg_kernel_name(kid);
     const int64_t m = 512, n = 640, k = 8232;
+    hg_op opA, opB;
+    kernel_ops(kid, &opA, &opB);
+    const int64_t lda = opA == HG_OP_N ? k : m, ldb = opB == HG_OP_T ? k : n;
     size_t na = (size_t)(m * k), nb = (size_t)(n * k), nc = (size_t)(m * n);
     uint16_t *hA = (uint16_t *)malloc(na * 2), *hB = (uint16_t *)malloc(nb * 2);
     uint16_t *out[3] = {(uint16_t *)malloc(nc * 2), (uint16_t *)malloc(nc * 2), (uint16_t *)malloc(nc * 2)};
@@ -270,7 +290,7 @@ static void sk_repeatable(hg_handle h, const char *kernel)
              cuda_ok(cudaMemcpy(dB, hB, nb * 2, cudaMemcpyHostToDevice), "copy B");
     }
     for (int r = 0; ok && r < 3; r++) {
-        hg_status s = hg_gemm(h, HG_OP_N, HG_OP_T, m, n, k, 1.0f, dA, k, dB, k, 0.0f, dC, n, HG_F16);
+        hg_status s = hg_gemm(h, opA, opB, m, n, k, 1.0f, dA, lda, dB, ldb, 0.0f, dC, n, HG_F16);
         CHECK(s == HG_STATUS_SUCCESS, "repeat %d: %s", r, hg_last_error(h));
         ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaMemcpy(out[r], dC, nc * 2, cudaMemcpyDeviceToHost), "copy C");
     }
@@ -308,7 +328,7 @@ static void test_v6(void)
             if (hg_gpu_quick && i % 2) continue;
             run_case(h, HG_KERNEL_V6, &odd_ldc[i], (hg_dtype)dt);
         }
-    if (!hg_gpu_quick) sk_repeatable(h, "v6");
+    if (!hg_gpu_quick) sk_repeatable(h, HG_KERNEL_V6);
     hg_destroy(h);
 }
 
@@ -337,9 +357,9 @@ static void test_family(void)
         for (int dt = 0; dt < 2; dt++)
             for (size_t j = 0; j < n; j++) {
                 if (dt == 1 && sk_cases[j].m >= 8192) continue; /* the largest once */
-                run_case(h, kid, &sk_cases[j], (hg_dtype)dt);
+                run_case_as(h, kid, &sk_cases[j], (hg_dtype)dt);
             }
-        if (!hg_gpu_quick) sk_repeatable(h, name);
+        if (!hg_gpu_quick) sk_repeatable(h, kid);
         hg_destroy(h);
     }
     if (!ran) SKIP("no family configuration registered or selected");
@@ -442,13 +462,13 @@ static void test_large(void)
         const char *name = hg_kernel_info(i, &kid, NULL);
         if (hg_gpu_kernel_filter ? strcmp(hg_gpu_kernel_filter, name) != 0 : !large_by_default(kid)) continue;
         gcase c = {HG_OP_N, HG_OP_T, 65600, 32776, 72, 0, 1.0f, 0.0f, 0, 0};
-        run_case(h, kid, &c, HG_F16);
+        run_case_as(h, kid, &c, HG_F16);
         if (kid == HG_KERNEL_GENERIC) {
             gcase t = {HG_OP_T, HG_OP_N, 40, 40000, 72, 0, 1.0f, 0.0f, 0, 0};
             run_case(h, kid, &t, HG_BF16); /* NT: index math of both transposed loads */
         }
         gcase a = {HG_OP_N, HG_OP_T, 262151, 24, 8200, 0, 1.0f, 0.0f, 0, 0};
-        run_case(h, kid, &a, HG_BF16);
+        run_case_as(h, kid, &a, HG_BF16);
     }
     hg_destroy(h);
 }

@@ -94,10 +94,11 @@ static void test_kernel_names_and_table(void)
 
     /* A family configuration's name says what it is (configs.def's rule),
      * and its table entry models the cluster block it computes. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, speed)                                        \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, layout, speed)                                        \
     {                                                                                                           \
         char want[64];                                                                                          \
-        snprintf(want, sizeof want, "sm90_%dx%dx64_s%d_c%dx%d%s_tn", bm, bn, stages, cm, cn, early ? "_er" : ""); \
+        snprintf(want, sizeof want, "sm90_%dx%dx64_s%d_c%dx%d%s_%s", bm, bn, stages, cm, cn, early ? "_er" : "",   \
+                 #layout);                                                                                     \
         CHECK(strcmp(#name, want) == 0, "configuration %s is named for what it is (%s)", #name, want);         \
         const hg__kernel_entry *e = hg__find_kernel(id);                                                        \
         CHECK(e && e->unit_m == (cm) * (bm) && e->unit_n == (cn) * (bn) && e->units_per_sm * (cm) * (cn) == 1.0, \
@@ -272,12 +273,23 @@ static void test_dispatch(void)
     CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 256, A, 256, B, 256, C, 256, HG_F16, &k) == HG_STATUS_SUCCESS &&
               k == first,
           "TN aligned 256^3 takes %s, got %s", hg_kernel_name(first), hg_kernel_name(k));
+    /* The other layouts: the family's configuration for it when built,
+     * else generic; with an odd lda, generic. */
     static const hg_op ops[3][2] = {{HG_OP_N, HG_OP_N}, {HG_OP_T, HG_OP_T}, {HG_OP_T, HG_OP_N}};
     for (int i = 0; i < 3; i++) {
+        hg_kernel want = HG_KERNEL_GENERIC;
+        for (int j = 0; j < hg_kernel_count(); j++)
+            if (hg__kernels[j].op_a == ops[i][0] && hg__kernels[j].op_b == ops[i][1] &&
+                hg__kernels[j].id != HG_KERNEL_GENERIC && want == HG_KERNEL_GENERIC)
+                want = hg__kernels[j].id;
         CHECK(hg_plan(h, ops[i][0], ops[i][1], 256, 256, 256, A, 256, B, 256, C, 256, HG_BF16, &k) ==
                       HG_STATUS_SUCCESS &&
+                  k == want,
+              "layout %d goes to %s, got %s", i, hg_kernel_name(want), hg_kernel_name(k));
+        CHECK(hg_plan(h, ops[i][0], ops[i][1], 256, 256, 256, A, 257, B, 256, C, 256, HG_BF16, &k) ==
+                      HG_STATUS_SUCCESS &&
                   k == HG_KERNEL_GENERIC,
-              "layout %d goes to generic", i);
+              "layout %d with lda 257 goes to generic", i);
     }
     CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 256, base + 2, 256, B, 256, C, 256, HG_F16, &k) ==
                   HG_STATUS_SUCCESS &&
@@ -395,21 +407,26 @@ static void test_dispatch(void)
         CHECK(hg__kernels[i].speed > 0 && hg__kernels[i].speed <= 2 && hg__kernels[i].unit_m > 0 &&
                   hg__kernels[i].unit_n > 0 && hg__kernels[i].units_per_sm > 0,
               "%s has a model", hg__kernels[i].name);
-    /* An explicit V-kernel refuses what it cannot serve, with the reason. */
+    /* An explicit TMA kernel refuses what it cannot serve, with the reason:
+     * another layout (the names are the flips of the ops), a misaligned A. */
     for (int i = 0; i < hg_kernel_count(); i++) {
         hg_kernel id;
         const char *name = hg_kernel_info(i, &id, NULL);
         if (id == HG_KERNEL_GENERIC) continue;
+        const hg_op oa = hg__kernels[i].op_a, ob = hg__kernels[i].op_b;
+        const hg_op other_a = oa == HG_OP_N ? HG_OP_T : HG_OP_N;
+        char layout[3] = {oa == HG_OP_N ? 'T' : 'N', ob == HG_OP_N ? 'T' : 'N', 0};
         CHECK(hg_set_kernel(h, id) == HG_STATUS_SUCCESS, "choose %s", name);
-        hg_status s = hg_plan(h, HG_OP_T, HG_OP_T, 256, 256, 256, A, 256, B, 256, C, 256, HG_F16, &k);
-        CHECK(s == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "TN") != NULL, "%s refuses NN: %s (%s)",
-              name, hg_status_string(s), hg_last_error(h));
-        s = hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 256, base + 2, 256, B, 256, C, 256, HG_F16, &k);
+        hg_status s = hg_plan(h, other_a, ob, 256, 256, 256, A, 256, B, 256, C, 256, HG_F16, &k);
+        CHECK(s == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), layout) != NULL,
+              "%s refuses another layout, naming its own (%s): %s (%s)", name, layout, hg_status_string(s),
+              hg_last_error(h));
+        s = hg_plan(h, oa, ob, 256, 256, 256, base + 2, 256, B, 256, C, 256, HG_F16, &k);
         CHECK(s == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "aligned") != NULL,
               "%s refuses a misaligned A: %s", name, hg_last_error(h));
-        s = hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 256, A, 256, B, 256, C, 256, HG_BF16, &k);
-        CHECK(s == HG_STATUS_SUCCESS && k == id, "%s serves TN bf16", name);
-        s = hg_plan(h, HG_OP_N, HG_OP_T, 256, 256, 0, A, 256, B, 256, C, 256, HG_BF16, &k);
+        s = hg_plan(h, oa, ob, 256, 256, 256, A, 256, B, 256, C, 256, HG_BF16, &k);
+        CHECK(s == HG_STATUS_SUCCESS && k == id, "%s serves %s bf16", name, layout);
+        s = hg_plan(h, oa, ob, 256, 256, 0, A, 256, B, 256, C, 256, HG_BF16, &k);
         CHECK(s == HG_STATUS_SUCCESS && k == HG_KERNEL_GENERIC, "k = 0 with %s chosen is C = beta C by generic",
               name);
     }

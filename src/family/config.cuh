@@ -20,7 +20,8 @@
 
 #include "../kernels/common.cuh"
 
-template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_> struct hg_fam_cfg {
+template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_, bool A_MN_, bool B_MN_>
+struct hg_fam_cfg {
     /* ---- the table's choices ---- */
     static constexpr int BM = BM_;         /* tile rows (m) per CTA */
     static constexpr int BN = BN_;         /* tile columns (n) per CTA */
@@ -31,6 +32,13 @@ template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_> 
      * before it waits for the next one (nothing kept in flight); false: V5's
      * order, one wgmma group kept in flight, the previous stage released. */
     static constexpr bool EARLY_RELEASE = EARLY_RELEASE_;
+    /* The layout: an operand is K-major (false: A stored m x k, opA = N; B
+     * stored n x k, opB = T) or MN-major (true: A stored k x m, opA = T; B
+     * stored k x n, opB = N). */
+    static constexpr bool A_MN = A_MN_;
+    static constexpr bool B_MN = B_MN_;
+    static constexpr hg_op OP_A = A_MN ? HG_OP_T : HG_OP_N;
+    static constexpr hg_op OP_B = B_MN ? HG_OP_N : HG_OP_T;
 
     /* ---- element and instruction geometry ---- */
     static constexpr int ELEM_BYTES = 2;               /* fp16 / bf16 */
@@ -40,9 +48,7 @@ template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_> 
     static constexpr int MMA_K = 16;                   /* wgmma's k for 16-bit inputs */
     static constexpr int MMA_N_MAX = 256;              /* widest wgmma */
     static constexpr int K_SLICES = BK / MMA_K;        /* wgmmas per stage per atom */
-    /* A k16 slice starts MMA_K * ELEM_BYTES = 32 bytes further along the row:
-     * in the descriptor's start-address field (16-byte units) that is +2. */
-    static constexpr int DESC_K_STEP = MMA_K * ELEM_BYTES / 16;
+    static constexpr int DESC_UNIT_BYTES = 16;         /* descriptors count addresses in 16-byte units */
 
     /* ---- warp groups ---- */
     static constexpr int WARP_THREADS = 32;
@@ -79,6 +85,30 @@ template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_> 
     static constexpr int B_BOX_BYTES = B_BOX_ROWS * ROW_BYTES;
     static constexpr int ATOM_A_BYTES = MMA_M * ROW_BYTES;        /* one m64 atom of A */
     static constexpr int WG_A_BYTES = WG_M * ROW_BYTES;           /* one consumer's rows of A */
+
+    /* ---- operand layouts in a stage ----
+     * K-major: BK elements of k per 128-byte row, one row per m (n), 8-row
+     * swizzle atoms; one TMA box (BK x the piece's rows) per piece.
+     * MN-major: blocks of MN_BLOCK m (n) per 128-byte row, one row per k (BK
+     * rows), 8-row swizzle atoms; one box (MN_BLOCK x BK) per block. Either
+     * way MN_BLOCK rows of an operand take MN_BLOCK_BYTES, so every offset
+     * above (atoms, consumers' rows, multicast pieces) holds for both. */
+    static constexpr int MN_BLOCK = SWIZZLE_BYTES / ELEM_BYTES;   /* 64 */
+    static constexpr int MN_BLOCK_BYTES = BK * SWIZZLE_BYTES;     /* 8 KiB */
+    static constexpr int TRANS_A = A_MN ? 1 : 0;                  /* wgmma's imm-trans-a, -b */
+    static constexpr int TRANS_B = B_MN ? 1 : 0;
+    /* A k16 slice starts MMA_K elements further along k: K-major, 32 bytes
+     * along the row; MN-major, MMA_K rows of 128 bytes further. In the
+     * descriptor's start-address field. */
+    static constexpr int DESC_K_STEP_K = MMA_K * ELEM_BYTES / DESC_UNIT_BYTES;
+    static constexpr int DESC_K_STEP_MN = MMA_K * SWIZZLE_BYTES / DESC_UNIT_BYTES;
+    static constexpr int A_DESC_K_STEP = A_MN ? DESC_K_STEP_MN : DESC_K_STEP_K;
+    static constexpr int B_DESC_K_STEP = B_MN ? DESC_K_STEP_MN : DESC_K_STEP_K;
+    /* The tensor maps' boxes: (inner, outer) elements. */
+    static constexpr int A_MAP_BOX_INNER = A_MN ? MN_BLOCK : BK;
+    static constexpr int A_MAP_BOX_OUTER = A_MN ? BK : A_BOX_ROWS;
+    static constexpr int B_MAP_BOX_INNER = B_MN ? MN_BLOCK : BK;
+    static constexpr int B_MAP_BOX_OUTER = B_MN ? BK : B_BOX_ROWS;
 
     /* ---- shared memory: the epilogue's staging ---- */
     static constexpr int EPI_ROWS = MMA_M;                        /* a chunk: one atom's rows ... */
@@ -119,6 +149,10 @@ template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_> 
     static constexpr size_t SK_WORKER_BYTES = (size_t)CLUSTER * SK_SLOTS * CONSUMERS * SK_GROUP_FLOATS * sizeof(float);
 
     static_assert(BK == 64, "the descriptors assume 128-byte swizzled rows of 64 elements");
+    static_assert(MN_BLOCK_BYTES == MN_BLOCK * ROW_BYTES && ATOM_A_BYTES == MN_BLOCK_BYTES,
+                  "both layouts put MN_BLOCK rows of an operand in the same bytes");
+    static_assert(!A_MN || A_BOX_ROWS % MN_BLOCK == 0, "an MN-major A piece is whole blocks");
+    static_assert(!B_MN || B_BOX_ROWS % MN_BLOCK == 0, "an MN-major B piece is whole blocks");
     static_assert(WG_M % MMA_M == 0 && M_ATOMS >= 1, "a consumer's rows are whole m64 atoms");
     static_assert(BN % EPI_COLS == 0 && BN <= MMA_N_MAX, "BN: one wgmma wide and whole 64-column chunks");
     static_assert(BN == 64 || BN == 128 || BN == 256, "no wgmma wrapper for this BN (tools/gen_wgmma.py)");

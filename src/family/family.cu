@@ -48,7 +48,7 @@ template <class Cfg> struct hg_fam_host {
 
     static const char *can_serve(const hg__problem *p, const hg__device *d)
     {
-        const char *why = hg__tma_tn_can_serve(p, d);
+        const char *why = hg__tma_layout_can_serve(p, d, Cfg::OP_A, Cfg::OP_B);
         if (why) return why;
         if (!d->cluster_launch && Cfg::CLUSTER > 1)
             return "needs thread-block cluster launch, which this device lacks.";
@@ -68,7 +68,11 @@ template <class Cfg> struct hg_fam_host {
                               hg__err *e)
     {
         CUtensorMap map_a, map_b, map_c;
-        hg_status st = hg_tn_tensor_maps(p, Cfg::A_BOX_ROWS, Cfg::B_BOX_ROWS, &map_a, &map_b, e);
+        hg_status st = hg_operand_tensor_map(p, p->A, p->m, p->lda, Cfg::A_MN, Cfg::A_MAP_BOX_INNER,
+                                             Cfg::A_MAP_BOX_OUTER, &map_a, e);
+        if (st == HG_STATUS_SUCCESS)
+            st = hg_operand_tensor_map(p, p->B, p->n, p->ldb, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, Cfg::B_MAP_BOX_OUTER,
+                                       &map_b, e);
         if (st == HG_STATUS_SUCCESS)
             st = hg_c_tensor_map(p, Cfg::EPI_COLS, Cfg::EPI_ROWS, Cfg::SWIZZLE_BYTES, &map_c, e);
         if (st != HG_STATUS_SUCCESS) return st;
@@ -110,8 +114,10 @@ template <class Cfg> struct hg_fam_host {
     }
 };
 
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, speed)                                       \
-    typedef hg_fam_cfg<bm, bn, stages, cm, cn, (early) != 0> hg__cfg_##name;                                  \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, layout, speed)                                       \
+    typedef hg_fam_cfg<bm, bn, stages, cm, cn, (early) != 0, HG_FAM_OP_A_##layout == HG_OP_T,                 \
+                       HG_FAM_OP_B_##layout == HG_OP_N>                                                        \
+        hg__cfg_##name;                                                                                        \
     static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) == hg__cfg_##name::SK_WORKER_BYTES,                  \
                   "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");                 \
     extern "C" const char *hg__##name##_can_serve(const hg__problem *p, const hg__device *d)                  \

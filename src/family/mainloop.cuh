@@ -24,6 +24,24 @@
 #include "config.cuh"
 #include "scheduler.cuh"
 
+/* One operand's piece (ROWS rows of m or n from row0, k from ck) into dst:
+ * K-major, one box; MN-major, one box per MN_BLOCK rows, MN_BLOCK_BYTES
+ * apart. MCAST: to every CTA of the cluster. */
+template <class Cfg, bool MN, int ROWS, bool MCAST>
+static __device__ __forceinline__ void hg_fam_load_operand(uint8_t *dst, const CUtensorMap *map, uint64_t *full,
+                                                           int32_t ck, int64_t row0)
+{
+    constexpr int BOXES = MN ? ROWS / Cfg::MN_BLOCK : 1;
+#pragma unroll
+    for (int j = 0; j < BOXES; j++) {
+        const int32_t row = hg_fam_coord(row0 + (int64_t)j * Cfg::MN_BLOCK);
+        const int32_t c0 = MN ? row : ck, c1 = MN ? ck : row; /* (inner, outer) */
+        uint8_t *to = dst + j * Cfg::MN_BLOCK_BYTES;
+        if constexpr (MCAST) hg_tma_load_2d_multicast(to, map, full, c0, c1, Cfg::CLUSTER_MASK);
+        else hg_tma_load_2d(to, map, full, c0, c1);
+    }
+}
+
 /* The producer's loads of k block kt of the CTA's tile at (offset_m,
  * offset_n) into stage `st` (the whole stage arrives, zeros outside the
  * tensors, even for a tile wholly outside C: its peer needs the shared
@@ -35,42 +53,41 @@ static __device__ __forceinline__ void hg_fam_produce_stage(uint8_t *st, uint64_
 {
     hg_mbarrier_arrive_expect_tx(full, Cfg::STAGE_BYTES);
     const int32_t ck = (int32_t)(kt * Cfg::BK);
-    if constexpr (Cfg::MCAST_A) {
-        const uint32_t piece = rank / Cfg::CM; /* CTAs along n share A */
-        hg_tma_load_2d_multicast(st + piece * Cfg::A_BOX_BYTES, map_a, full, ck,
-                                 hg_fam_coord(offset_m + (int64_t)piece * Cfg::A_BOX_ROWS), Cfg::CLUSTER_MASK);
-    } else {
-        hg_tma_load_2d(st, map_a, full, ck, hg_fam_coord(offset_m));
-    }
-    uint8_t *sb = st + Cfg::A_BYTES;
-    if constexpr (Cfg::MCAST_B) {
-        const uint32_t piece = rank % Cfg::CM; /* CTAs along m share B */
-        hg_tma_load_2d_multicast(sb + piece * Cfg::B_BOX_BYTES, map_b, full, ck,
-                                 hg_fam_coord(offset_n + (int64_t)piece * Cfg::B_BOX_ROWS), Cfg::CLUSTER_MASK);
-    } else {
-        hg_tma_load_2d(sb, map_b, full, ck, hg_fam_coord(offset_n));
-    }
+    /* CTAs along n share A; CTAs along m share B. */
+    const uint32_t piece_a = Cfg::MCAST_A ? rank / Cfg::CM : 0, piece_b = Cfg::MCAST_B ? rank % Cfg::CM : 0;
+    hg_fam_load_operand<Cfg, Cfg::A_MN, Cfg::A_BOX_ROWS, Cfg::MCAST_A>(
+        st + piece_a * Cfg::A_BOX_BYTES, map_a, full, ck, offset_m + (int64_t)piece_a * Cfg::A_BOX_ROWS);
+    hg_fam_load_operand<Cfg, Cfg::B_MN, Cfg::B_BOX_ROWS, Cfg::MCAST_B>(
+        st + Cfg::A_BYTES + piece_b * Cfg::B_BOX_BYTES, map_b, full, ck, offset_n + (int64_t)piece_b * Cfg::B_BOX_ROWS);
+}
+
+/* An operand's descriptor at addr, for its layout (config.cuh). */
+template <class Cfg, bool MN> static __device__ __forceinline__ uint64_t hg_fam_desc(uint32_t addr)
+{
+    return MN ? hg_wgmma_desc_sw128_mn(addr, Cfg::MN_BLOCK_BYTES) : hg_wgmma_desc_sw128(addr);
 }
 
 /* One consumer's wgmmas for one stage: K_SLICES k16 slices x M_ATOMS m64
  * atoms of m64nBNk16, one commit group. `a` is the consumer's rows of A in
- * the stage, `b` the stage's B. A slice starts DESC_K_STEP further in the
- * descriptors' address field (the tiles sit below 256 KiB, 1024-aligned: the
+ * the stage, `b` the stage's B. A slice starts A_DESC_K_STEP (B_DESC_K_STEP)
+ * further in the descriptors' address field (the tiles sit below 256 KiB,
+ * 1024-aligned, a stage's last slice 6 KiB past its block's start: the
  * addition never carries out of the field). */
+
 template <class Cfg, int DT>
 static __device__ __forceinline__ void hg_fam_mma_stage(float *acc, uint32_t a, uint32_t b)
 {
-    const uint64_t db = hg_wgmma_desc_sw128(b);
+    const uint64_t db = hg_fam_desc<Cfg, Cfg::B_MN>(b);
     uint64_t da[Cfg::M_ATOMS];
 #pragma unroll
-    for (int i = 0; i < Cfg::M_ATOMS; i++) da[i] = hg_wgmma_desc_sw128(a + i * Cfg::ATOM_A_BYTES);
+    for (int i = 0; i < Cfg::M_ATOMS; i++) da[i] = hg_fam_desc<Cfg, Cfg::A_MN>(a + i * Cfg::ATOM_A_BYTES);
     hg_wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < Cfg::K_SLICES; kk++)
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++)
-            hg_wgmma_m64k16<Cfg::BN, DT>(acc + i * Cfg::ACC_ATOM, da[i] + kk * Cfg::DESC_K_STEP,
-                                         db + kk * Cfg::DESC_K_STEP, 1);
+            hg_wgmma_m64k16<Cfg::BN, DT, Cfg::TRANS_A, Cfg::TRANS_B>(
+                acc + i * Cfg::ACC_ATOM, da[i] + kk * Cfg::A_DESC_K_STEP, db + kk * Cfg::B_DESC_K_STEP, 1);
     hg_wgmma_commit_group();
 }
 

@@ -155,24 +155,30 @@ static __device__ __forceinline__ void hg_wgmma_128x128_k64_wait(float *acc0, fl
 
 /* A (m x k) and B (n x k) of a TN problem as 2-D tensor maps with 128-byte
  * swizzled boxes of 64 (k) x rows. */
+/* One operand, A (mn = m) or B (mn = n), as a 2-D tensor map, 128-byte
+ * swizzled, boxes of box_inner x box_outer elements: K-major (stored mn x k,
+ * k contiguous) or MN-major (stored k x mn, mn contiguous). */
+static inline hg_status hg_operand_tensor_map(const hg__problem *p, const void *ptr, int64_t mn, int64_t ld,
+                                              bool mn_major, uint32_t box_inner, uint32_t box_outer, CUtensorMap *map,
+                                              hg__err *e)
+{
+    hg__tmap_params t;
+    t.elem_bytes = 2;
+    t.dim[0] = (uint64_t)(mn_major ? mn : p->k);
+    t.dim[1] = (uint64_t)(mn_major ? p->k : mn);
+    t.stride1 = (uint64_t)ld * 2;
+    t.box[0] = box_inner;
+    t.box[1] = box_outer;
+    t.swizzle_bytes = 128;
+    return hg__tmap_encode(map, ptr, p->dtype, &t, e);
+}
+
 static inline hg_status hg_tn_tensor_maps(const hg__problem *p, uint32_t a_box_rows, uint32_t b_box_rows,
                                           CUtensorMap *map_a, CUtensorMap *map_b, hg__err *e)
 {
-    hg__tmap_params ta, tb;
-    ta.elem_bytes = 2;
-    ta.dim[0] = (uint64_t)p->k;
-    ta.dim[1] = (uint64_t)p->m;
-    ta.stride1 = (uint64_t)p->lda * 2;
-    ta.box[0] = 64;
-    ta.box[1] = a_box_rows;
-    ta.swizzle_bytes = 128;
-    tb = ta;
-    tb.dim[1] = (uint64_t)p->n;
-    tb.stride1 = (uint64_t)p->ldb * 2;
-    tb.box[1] = b_box_rows;
-    hg_status s = hg__tmap_encode(map_a, p->A, p->dtype, &ta, e);
+    hg_status s = hg_operand_tensor_map(p, p->A, p->m, p->lda, false, 64, a_box_rows, map_a, e);
     if (s != HG_STATUS_SUCCESS) return s;
-    return hg__tmap_encode(map_b, p->B, p->dtype, &tb, e);
+    return hg_operand_tensor_map(p, p->B, p->n, p->ldb, false, 64, b_box_rows, map_b, e);
 }
 
 /* C (m x n) as a 2-D tensor map for TMA loads and stores, boxes of cols x
