@@ -85,9 +85,10 @@ typedef enum { HG_OP_N = 0, HG_OP_T = 1 } hg_op;
  * breaks that rule (any 2-byte aligned base and ldc), written per thread.
  * From 100 on, the configurations of hopgemm's own kernel family, named by
  * what they are: sm90_<tile m>x<tile n>x<k block>_s<stages>_c<cluster m>x<cluster n>
- * [_er: stages released early]_<layout>. A _tn configuration serves what V0..V5
- * serve; _tt, _nn and _nt serve that layout (tt: opA = N, opB = N; nn: opA = T,
- * opB = T; nt: opA = T, opB = N) with the same alignment rules. A value's
+ * [_er: stages released early][_ct: C written per thread]_<layout>. A _tn
+ * configuration serves what V0..V5 serve; _tt, _nn and _nt serve that layout
+ * (tt: opA = N, opB = N; nn: opA = T, opB = T; nt: opA = T, opB = N) with the
+ * same alignment rules; _ct also serves a C that breaks them. A value's
  * meaning never changes; a configuration no longer built keeps its value and
  * name, and hg_set_kernel reports it as not built in. */
 typedef enum {
@@ -108,7 +109,8 @@ typedef enum {
     HG_KERNEL_SM90_128X128X64_S6_C2X1_TN = 105,
     HG_KERNEL_SM90_128X256X64_S4_C2X1_TT = 106,
     HG_KERNEL_SM90_128X256X64_S4_C2X1_NN = 107,
-    HG_KERNEL_SM90_128X256X64_S4_C2X1_NT = 108
+    HG_KERNEL_SM90_128X256X64_S4_C2X1_NT = 108,
+    HG_KERNEL_SM90_128X256X64_S4_C2X1_CT_TN = 109
 } hg_kernel;
 
 /*

@@ -130,7 +130,7 @@ HG_DECLARE_KERNEL(v6);
 
 /* The family (src/family/): each row of configs.def has this pair and a
  * workspace query, hg__<name>_workspace. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, layout, speed) \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed) \
     HG_DECLARE_KERNEL(name);                                              \
     size_t hg__##name##_workspace(const hg__problem *p, const hg__device *d);
 #include "family/configs.def"

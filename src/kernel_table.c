@@ -23,13 +23,16 @@
 
 #define HG_FAM_EARLY_0 ""
 #define HG_FAM_EARLY_1 ", stages released early"
+#define HG_FAM_CT_0 ""
+#define HG_FAM_CT_1 ", C written per thread (any ldc)"
 
 /* A family row: its unit is a cluster's output block, one cluster per
  * CLUSTER SMs, 64-deep k blocks for its stream-K tail. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, layout, speed)                                     \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                                     \
     {#name,                                                                                                  \
      id,                                                                                                     \
-     "family: " #layout ", " #bm "x" #bn " tile, " #stages " stages, " #cm "x" #cn " cluster" HG_FAM_EARLY_##early, \
+     "family: " #layout ", " #bm "x" #bn " tile, " #stages " stages, " #cm "x" #cn " cluster" HG_FAM_EARLY_##early   \
+         HG_FAM_CT_##c_thread,                                                                              \
      hg__##name##_can_serve,                                                                                 \
      hg__##name##_launch,                                                                                    \
      speed,                                                                                                  \

@@ -301,6 +301,24 @@ static void sk_repeatable(hg_handle h, hg_kernel kid)
     free(hA), free(hB), free(out[0]), free(out[1]), free(out[2]);
 }
 
+/* C whose rows break TMA's 16-byte rule (ldc not a multiple of 8, so every
+ * other row starts off a 4-byte boundary), for a kernel that writes C per
+ * thread (V6, the family's _ct configurations): stream-K tail and beta
+ * included. */
+static void run_odd_ldc(hg_handle h, hg_kernel kid)
+{
+    static const gcase odd_ldc[] = {
+        {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 1},   {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 3},
+        {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 5},      {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0, 1},
+        {HG_OP_N, HG_OP_T, 100, 300, 1024, 0, 1.0f, 0.0f, 0, 7},
+    };
+    for (int dt = 0; dt < 2; dt++)
+        for (size_t i = 0; i < sizeof odd_ldc / sizeof odd_ldc[0]; i++) {
+            if (hg_gpu_quick && i % 2) continue;
+            run_case_as(h, kid, &odd_ldc[i], (hg_dtype)dt);
+        }
+}
+
 static void test_v6(void)
 {
     run_kernel_tn(HG_KERNEL_V6);
@@ -315,19 +333,7 @@ static void test_v6(void)
             if (dt == 1 && sk_cases[i].m >= 8192) continue; /* the largest once */
             run_case(h, HG_KERNEL_V6, &sk_cases[i], (hg_dtype)dt);
         }
-    /* C whose rows break TMA's 16-byte rule (ldc not a multiple of 8, so
-     * every other row starts off a 4-byte boundary): V6 writes it with the
-     * per-thread epilogue, stream-K tail and beta included. */
-    static const gcase odd_ldc[] = {
-        {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 1},   {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 3},
-        {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 5},      {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0, 1},
-        {HG_OP_N, HG_OP_T, 100, 300, 1024, 0, 1.0f, 0.0f, 0, 7},
-    };
-    for (int dt = 0; dt < 2; dt++)
-        for (size_t i = 0; i < sizeof odd_ldc / sizeof odd_ldc[0]; i++) {
-            if (hg_gpu_quick && i % 2) continue;
-            run_case(h, HG_KERNEL_V6, &odd_ldc[i], (hg_dtype)dt);
-        }
+    run_odd_ldc(h, HG_KERNEL_V6);
     if (!hg_gpu_quick) sk_repeatable(h, HG_KERNEL_V6);
     hg_destroy(h);
 }
@@ -359,6 +365,7 @@ static void test_family(void)
                 if (dt == 1 && sk_cases[j].m >= 8192) continue; /* the largest once */
                 run_case_as(h, kid, &sk_cases[j], (hg_dtype)dt);
             }
+        if (strstr(name, "_ct_")) run_odd_ldc(h, kid); /* configs.def's name rule: C written per thread */
         if (!hg_gpu_quick) sk_repeatable(h, kid);
         hg_destroy(h);
     }
@@ -419,6 +426,10 @@ static void test_auto(void)
         {HG_OP_N, HG_OP_T, 1000, 1000, 520, 0, 1.0f, 0.0f, 0, 0}, {HG_OP_N, HG_OP_T, 333, 444, 555, 0, 1.0f, 0.0f, 1, 0},
         {HG_OP_T, HG_OP_N, 333, 444, 555, 0, 1.0f, 0.0f, 0, 0},   {HG_OP_N, HG_OP_N, 100, 100, 100, 3, 1.0f, 1.0f, 0, 0},
         {HG_OP_T, HG_OP_T, 64, 64, 0, 0, 1.0f, 0.25f, 0, 0},
+        /* aligned leading dimensions: the family's TT, NN, NT configurations;
+         * an odd ldc: its _ct one */
+        {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0},
+        {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_N, HG_OP_T, 300, 704, 136, 0, 1.0f, 0.0f, 0, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int dt = 0; dt < 2; dt++) run_case(h, HG_KERNEL_AUTO, &cases[i], (hg_dtype)dt);

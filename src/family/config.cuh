@@ -20,7 +20,8 @@
 
 #include "../kernels/common.cuh"
 
-template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_, bool A_MN_, bool B_MN_>
+template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_, bool A_MN_, bool B_MN_,
+          bool C_THREAD_>
 struct hg_fam_cfg {
     /* ---- the table's choices ---- */
     static constexpr int BM = BM_;         /* tile rows (m) per CTA */
@@ -39,6 +40,12 @@ struct hg_fam_cfg {
     static constexpr bool B_MN = B_MN_;
     static constexpr hg_op OP_A = A_MN ? HG_OP_T : HG_OP_N;
     static constexpr hg_op OP_B = B_MN ? HG_OP_N : HG_OP_T;
+    /* true: each consumer thread writes its fragment's elements to C
+     * (common.cuh's hg_store_wgmma_acc: 4-byte pairs where aligned, else
+     * single elements), so C may break TMA's 16-byte rule (an odd ldc, a
+     * base off 16 bytes); the staging below then goes unused. false: the
+     * staged TMA-store epilogue (epilogue.cuh). */
+    static constexpr bool C_THREAD = C_THREAD_;
 
     /* ---- element and instruction geometry ---- */
     static constexpr int ELEM_BYTES = 2;               /* fp16 / bf16 */

@@ -48,7 +48,10 @@ template <class Cfg> struct hg_fam_host {
 
     static const char *can_serve(const hg__problem *p, const hg__device *d)
     {
-        const char *why = hg__tma_layout_can_serve(p, d, Cfg::OP_A, Cfg::OP_B);
+        /* Written per thread, C need only be what validation already
+         * checked (element-aligned); else TMA stores it. */
+        const char *why = Cfg::C_THREAD ? hg__tma_layout_ab_can_serve(p, d, Cfg::OP_A, Cfg::OP_B)
+                                        : hg__tma_layout_can_serve(p, d, Cfg::OP_A, Cfg::OP_B);
         if (why) return why;
         if (!d->cluster_launch && Cfg::CLUSTER > 1)
             return "needs thread-block cluster launch, which this device lacks.";
@@ -73,7 +76,9 @@ template <class Cfg> struct hg_fam_host {
         if (st == HG_STATUS_SUCCESS)
             st = hg_operand_tensor_map(p, p->B, p->n, p->ldb, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, Cfg::B_MAP_BOX_OUTER,
                                        &map_b, e);
-        if (st == HG_STATUS_SUCCESS)
+        if (Cfg::C_THREAD)
+            memset(&map_c, 0, sizeof map_c); /* never read: C may break TMA's rules */
+        else if (st == HG_STATUS_SUCCESS)
             st = hg_c_tensor_map(p, Cfg::EPI_COLS, Cfg::EPI_ROWS, Cfg::SWIZZLE_BYTES, &map_c, e);
         if (st != HG_STATUS_SUCCESS) return st;
         const void *fn = (const void *)kernel<DT>();
@@ -114,9 +119,9 @@ template <class Cfg> struct hg_fam_host {
     }
 };
 
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, layout, speed)                                       \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                                       \
     typedef hg_fam_cfg<bm, bn, stages, cm, cn, (early) != 0, HG_FAM_OP_A_##layout == HG_OP_T,                 \
-                       HG_FAM_OP_B_##layout == HG_OP_N>                                                        \
+                       HG_FAM_OP_B_##layout == HG_OP_N, (c_thread) != 0>                                       \
         hg__cfg_##name;                                                                                        \
     static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) == hg__cfg_##name::SK_WORKER_BYTES,                  \
                   "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");                 \

@@ -126,7 +126,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             const uint32_t t_piece = hg_prof_clock();
             pr.kblocks += (uint32_t)(pc.k_end - pc.k_begin), pr.pieces++;
             /* Only a whole tile surely writes C (a tail piece may not). */
-            const bool first_loaded = pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid);
+            const bool first_loaded =
+                !Cfg::C_THREAD && pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid);
             hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, wg, ctid, pc.k_end - pc.k_begin, &pr);
             const uint32_t t_drained = hg_prof_clock();
             pr.main += t_drained - t_piece;
@@ -136,7 +137,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 pr.epi += hg_prof_clock() - t_drained;
                 continue;
             }
-            out.tile(&map_c, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
+            if constexpr (Cfg::C_THREAD) {
+#pragma unroll
+                for (int i = 0; i < Cfg::M_ATOMS; i++)
+                    hg_store_wgmma_acc<DT, Cfg::BN>(epi, acc + i * Cfg::ACC_ATOM, row0 + (int64_t)i * Cfg::MMA_M,
+                                                    offset_n, ctid);
+            } else {
+                out.tile(&map_c, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
+            }
             pr.epi += hg_prof_clock() - t_drained;
         }
         pr.finish(hg_fam_prof_rows<Cfg>(), wg, ctid);
@@ -148,7 +156,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         if (tid == Cfg::PRODUCER_FIRST_THREAD) {
             hg_prefetch_tensormap(&map_a);
             hg_prefetch_tensormap(&map_b);
-            const bool warm_c = epi.beta != 0.0f;
+            const bool warm_c = epi.beta != 0.0f && !Cfg::C_THREAD; /* a C_THREAD C has no map */
             const uint32_t t_start = hg_prof_clock();
             uint32_t t_empty = 0;
             hg_pipe_cursor cur = hg_pipe_producer_start();
