@@ -28,28 +28,29 @@
 
 /* A family row: its unit is a cluster's output block, one cluster per
  * CLUSTER SMs, 64-deep k blocks for its stream-K tail. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                                     \
-    {#name,                                                                                                  \
-     id,                                                                                                     \
-     "family: " #layout ", " #bm "x" #bn " tile, " #stages " stages, " #cm "x" #cn " cluster" HG_FAM_EARLY_##early   \
-         HG_FAM_CT_##c_thread,                                                                              \
-     hg__##name##_can_serve,                                                                                 \
-     hg__##name##_launch,                                                                                    \
-     speed,                                                                                                  \
-     (cm) * (bm),                                                                                            \
-     (cn) * (bn),                                                                                            \
-     1.0 / ((cm) * (cn)),                                                                                    \
-     64,                                                                                                     \
-     HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn),                                                                 \
-     hg__##name##_workspace,                                                                                 \
-     HG_FAM_OP_A_##layout,                                                                                   \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                         \
+    {#name,                                                                                                        \
+     id,                                                                                                           \
+     "family: " #layout ", " #bm "x" #bn " tile, " #stages " stages, " #cm "x" #cn " cluster" HG_FAM_EARLY_##early \
+         HG_FAM_CT_##c_thread,                                                                                     \
+     hg__##name##_can_serve,                                                                                       \
+     hg__##name##_launch,                                                                                          \
+     speed,                                                                                                        \
+     (cm) * (bm),                                                                                                  \
+     (cn) * (bn),                                                                                                  \
+     1.0 / ((cm) * (cn)),                                                                                          \
+     64,                                                                                                           \
+     HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn),                                                                       \
+     hg__##name##_workspace,                                                                                       \
+     HG_FAM_OP_A_##layout,                                                                                         \
      HG_FAM_OP_B_##layout},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
-     hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N, HG_OP_T},
+     hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N,
+     HG_OP_T},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
      hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",

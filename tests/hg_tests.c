@@ -94,15 +94,15 @@ static void test_kernel_names_and_table(void)
 
     /* A family configuration's name says what it is (configs.def's rule),
      * and its table entry models the cluster block it computes. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                                        \
-    {                                                                                                           \
-        char want[64];                                                                                          \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                         \
+    {                                                                                                              \
+        char want[64];                                                                                             \
         snprintf(want, sizeof want, "sm90_%dx%dx64_s%d_c%dx%d%s%s_%s", bm, bn, stages, cm, cn, early ? "_er" : "", \
-                 c_thread ? "_ct" : "", #layout);                                                              \
-        CHECK(strcmp(#name, want) == 0, "configuration %s is named for what it is (%s)", #name, want);         \
-        const hg__kernel_entry *e = hg__find_kernel(id);                                                        \
-        CHECK(e && e->unit_m == (cm) * (bm) && e->unit_n == (cn) * (bn) && e->units_per_sm * (cm) * (cn) == 1.0, \
-              "%s: its entry models a %d x %d cluster block, one CTA per SM", #name, (cm) * (bm), (cn) * (bn)); \
+                 c_thread ? "_ct" : "", #layout);                                                                  \
+        CHECK(strcmp(#name, want) == 0, "configuration %s is named for what it is (%s)", #name, want);             \
+        const hg__kernel_entry *e = hg__find_kernel(id);                                                           \
+        CHECK(e && e->unit_m == (cm) * (bm) && e->unit_n == (cn) * (bn) && e->units_per_sm * (cm) * (cn) == 1.0,   \
+              "%s: its entry models a %d x %d cluster block, one CTA per SM", #name, (cm) * (bm), (cn) * (bn));    \
     }
 #include "family/configs.def"
 #undef HG_FAMILY_CONFIG

@@ -119,13 +119,13 @@ template <class Cfg> struct hg_fam_host {
     }
 };
 
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                                       \
-    typedef hg_fam_cfg<bm, bn, stages, cm, cn, (early) != 0, HG_FAM_OP_A_##layout == HG_OP_T,                 \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                     \
+    typedef hg_fam_cfg<bm, bn, stages, cm, cn, (early) != 0, HG_FAM_OP_A_##layout == HG_OP_T,                  \
                        HG_FAM_OP_B_##layout == HG_OP_N, (c_thread) != 0>                                       \
         hg__cfg_##name;                                                                                        \
-    static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) == hg__cfg_##name::SK_WORKER_BYTES,                  \
-                  "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");                 \
-    extern "C" const char *hg__##name##_can_serve(const hg__problem *p, const hg__device *d)                  \
+    static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) == hg__cfg_##name::SK_WORKER_BYTES,                   \
+                  "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");                  \
+    extern "C" const char *hg__##name##_can_serve(const hg__problem *p, const hg__device *d)                   \
     {                                                                                                          \
         return hg_fam_host<hg__cfg_##name>::can_serve(p, d);                                                   \
     }                                                                                                          \
