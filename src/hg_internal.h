@@ -164,8 +164,8 @@ size_t hg__v6_workspace(const hg__problem *p, const hg__device *d);
  * `workers` workers then needs per_worker bytes each. */
 size_t hg__ws_counter_bytes(const hg__device *d);
 size_t hg__sk_workspace_bytes(const hg__device *d, int64_t workers, size_t per_worker);
-/* The most any call on a device can use: the counters and V6's partials for
- * sm_count / 2 workers. */
+/* The most any call on a device can use: the counters and the largest
+ * stream-K plan of any registered kernel, every worker of it. */
 size_t hg__ws_max_bytes(const hg__device *d);
 
 typedef struct {
