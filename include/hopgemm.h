@@ -267,7 +267,11 @@ hg_status hg_get_workspace_size(hg_handle h, hg_op opA, hg_op opB, int64_t m, in
 
 /*
  * hg_get_max_workspace_size: the most workspace any call on this handle's
- * device can use: a caller's workspace of this size never limits a plan.
+ * device can use for its own scratch: a caller's workspace of this size never
+ * limits a plan, except for a copy of an A or B that breaks TMA's rules (an
+ * lda or ldb not a multiple of 8, a base off 16 bytes), which such a call
+ * makes in the workspace to run a fast kernel on it. hg_get_workspace_size
+ * counts that copy; without room for it the call runs the generic kernel.
  *   HG_STATUS_SUCCESS, HG_STATUS_INVALID_VALUE (h or bytes is NULL).
  */
 hg_status hg_get_max_workspace_size(hg_handle h, size_t *bytes);

@@ -198,6 +198,41 @@ void hg__ws_end(void *graph_owned, struct CUstream_st *stream);
 /* Frees every slot (waiting for the device) and the pool. */
 void hg__ws_free(hg__ws *w);
 
+/* ---- A or B copied for TMA (src/repack.c) -------------------------------- */
+
+/* A call whose A or B breaks TMA's rules, with that operand copied into the
+ * workspace at a padded pitch. inner is the call as the kernel sees it (the
+ * copies' addresses are placeholders until hg__repack_copy). */
+typedef struct {
+    hg__problem inner;
+    int64_t rows_a, cols_a, rows_b, cols_b; /* the operands as stored */
+    int64_t lda, ldb;                       /* the copies' pitches (the call's when not copied) */
+    size_t a_bytes, b_bytes;                /* each copy's workspace bytes; 0: not copied */
+} hg__repack;
+
+/* 1 and *r filled when A or B breaks TMA's rules (and there is a product),
+ * else 0. */
+int hg__repack_plan(const hg__problem *p, hg__repack *r);
+/* The workspace such a call needs: the kernel's own (kernel_bytes, at
+ * least the counters), then the copies. */
+size_t hg__repack_workspace(const hg__repack *r, const hg__device *d, size_t kernel_bytes);
+/* AUTO's model: the share of the call's time the kernel keeps, the copies
+ * taking the rest, for a kernel whose estimate on inner is `estimate`. */
+double hg__repack_factor(const hg__repack *r, const hg__problem *p, double estimate);
+/* Whether kernel k can run the call through r's copies (r may be NULL: no
+ * copies planned) in a workspace of d->workspace_bytes, its own stream-K
+ * need counted at the most it can be. */
+int hg__repack_serves(const hg__kernel_entry *k, const hg__repack *r, const hg__device *d);
+/* AUTO's estimate of k on the call p: directly when k serves it, else
+ * through r's copies when it serves those (*repacked = 1); -1 when neither,
+ * *why then saying why k cannot serve p itself. */
+double hg__route_estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__repack *r,
+                          const hg__device *d, int *repacked, const char **why);
+/* Queues the copies on `stream` into ws (after the kernel's kernel_bytes)
+ * and sets *inner to the call with the copies' addresses. */
+hg_status hg__repack_copy(const hg__problem *p, const hg__repack *r, const hg__device *d, void *ws,
+                          size_t kernel_bytes, struct CUstream_st *stream, hg__problem *inner, hg__err *e);
+
 /* ---- Driver entry points and contexts (src/context.c) -------------------- */
 
 /* Looks a driver function up through the runtime (no libcuda linked); 1 on

@@ -225,12 +225,19 @@ static hg__device planning_device(hg_handle h, size_t ws_limit)
     return d;
 }
 
-/* Validate and choose the kernel; *chosen is NULL when there is nothing to do
- * (m = 0 or n = 0, or C = 1 * C). `who` names the public function. */
-static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_limit,
-                      const hg__kernel_entry **chosen)
+/* What a call runs: a kernel on the call as given, or (repacked) on copies
+ * of A or B that meet TMA's rules (src/repack.c). kernel NULL: nothing to
+ * do (m = 0 or n = 0, or C = 1 * C). */
+typedef struct {
+    const hg__kernel_entry *kernel;
+    int repacked;
+    hg__repack r;
+} call_plan;
+
+/* Validate and choose. `who` names the public function. */
+static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_limit, call_plan *cp)
 {
-    *chosen = NULL;
+    memset(cp, 0, sizeof *cp);
     const char *why = hg__validate(p);
     if (why) return fail(h, HG_STATUS_INVALID_VALUE, "%s: %s", who, why);
     /* As in BLAS, alpha = 0 means A and B are not read, and k = 0 means there
@@ -247,17 +254,20 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
     if (p->m == 0 || p->n == 0) return ok(h);
     if (p->k == 0 && p->beta == 1.0f) return ok(h); /* C untouched, bit for bit */
     const hg__device d = planning_device(h, ws_limit);
+    (void)hg__repack_plan(p, &cp->r);
     if (h->kernel == HG_KERNEL_AUTO) {
         double best = -1.0;
         for (int i = 0; i < hg__kernel_count; i++) {
-            if (hg__kernels[i].can_serve(p, &d) != NULL) continue;
-            double est = hg__estimate(&hg__kernels[i], p, &d);
+            const hg__kernel_entry *k = &hg__kernels[i];
+            int repacked;
+            const double est = hg__route_estimate(k, p, &cp->r, &d, &repacked, &why);
             if (est > best) {
                 best = est;
-                *chosen = &hg__kernels[i];
+                cp->kernel = k;
+                cp->repacked = repacked;
             }
         }
-        if (*chosen) return ok(h);
+        if (cp->kernel) return ok(h);
         return fail(h, HG_STATUS_INTERNAL_ERROR, "%s: no registered kernel serves this call (a bug).", who);
     }
     const hg__kernel_entry *k = hg__find_kernel(h->kernel);
@@ -265,8 +275,13 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
     /* k = 0 is C = beta * C whatever kernel was chosen: no product to compute. */
     if (p->k == 0) k = hg__find_kernel(HG_KERNEL_GENERIC);
     why = k->can_serve(p, &d);
+    if (why && hg__repack_serves(k, &cp->r, &d)) {
+        cp->kernel = k;
+        cp->repacked = 1;
+        return ok(h);
+    }
     if (why) return fail(h, HG_STATUS_NOT_SUPPORTED, "%s: kernel %s %s", who, k->name, why);
-    *chosen = k;
+    cp->kernel = k;
     return ok(h);
 }
 
@@ -298,9 +313,10 @@ hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
     if (h == NULL) return HG_STATUS_INVALID_VALUE;
     if (chosen == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_plan: chosen is NULL.");
     hg__problem p = hg__problem_make(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
-    const hg__kernel_entry *e;
-    hg_status s = plan(h, "hg_plan", &p, hg__ws_limit(&h->ws), &e);
+    call_plan cp;
+    hg_status s = plan(h, "hg_plan", &p, hg__ws_limit(&h->ws), &cp);
     if (s != HG_STATUS_SUCCESS) return s;
+    const hg__kernel_entry *e = cp.kernel;
     if (e == NULL) e = hg__find_kernel(h->kernel == HG_KERNEL_AUTO ? HG_KERNEL_GENERIC : h->kernel);
     *chosen = e ? e->id : HG_KERNEL_GENERIC;
     return HG_STATUS_SUCCESS;
@@ -314,18 +330,24 @@ hg_status hg_get_workspace_size(hg_handle h, hg_op opA, hg_op opB, int64_t m, in
     if (bytes == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_get_workspace_size: bytes is NULL.");
     *bytes = 0;
     hg__problem p = hg__problem_make(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
-    const hg__kernel_entry *e;
+    call_plan cp;
     /* The plan with as much workspace as it wants, whatever the handle
      * holds now: what the call's best plan uses. */
-    hg_status s = plan(h, "hg_get_workspace_size", &p, SIZE_MAX, &e);
-    if (s != HG_STATUS_SUCCESS || e == NULL || e->workspace == NULL || !h->real) return s;
-    hg__device d = planning_device(h, SIZE_MAX);
-    void *saved;
-    hg__err err;
-    s = hg__ctx_enter(&h->ctx, &saved, &err);
-    if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_get_workspace_size: %s", err.msg);
-    *bytes = e->workspace(&p, &d);
-    hg__ctx_leave(&h->ctx, saved);
+    hg_status s = plan(h, "hg_get_workspace_size", &p, SIZE_MAX, &cp);
+    const hg__kernel_entry *e = cp.kernel;
+    if (s != HG_STATUS_SUCCESS || e == NULL) return s;
+    size_t kernel_bytes = 0;
+    if (e->workspace && h->real) {
+        hg__device d = planning_device(h, SIZE_MAX);
+        void *saved;
+        hg__err err;
+        s = hg__ctx_enter(&h->ctx, &saved, &err);
+        if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_get_workspace_size: %s", err.msg);
+        kernel_bytes = e->workspace(cp.repacked ? &cp.r.inner : &p, &d);
+        hg__ctx_leave(&h->ctx, saved);
+    }
+    const hg__device d = planning_device(h, SIZE_MAX);
+    *bytes = cp.repacked ? hg__repack_workspace(&cp.r, &d, kernel_bytes) : kernel_bytes;
     return HG_STATUS_SUCCESS;
 }
 
@@ -353,8 +375,9 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
 {
     if (h == NULL) return HG_STATUS_INVALID_VALUE;
     hg__problem p = hg__problem_make(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, dtype);
-    const hg__kernel_entry *e;
-    hg_status s = plan(h, "hg_gemm", &p, hg__ws_limit(&h->ws), &e);
+    call_plan cp;
+    hg_status s = plan(h, "hg_gemm", &p, hg__ws_limit(&h->ws), &cp);
+    const hg__kernel_entry *e = cp.kernel;
     if (s != HG_STATUS_SUCCESS || e == NULL) return s;
     /* The handle's context, whichever is current on the calling thread; the
      * caller's is put back afterwards. */
@@ -364,14 +387,25 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
     s = hg__ctx_enter(&h->ctx, &saved, &err);
     if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_gemm: %s", err.msg);
     hg__device d = planning_device(h, hg__ws_limit(&h->ws));
-    size_t need = e->workspace ? e->workspace(&p, &d) : 0;
+    struct CUstream_st *stream = (struct CUstream_st *)h->stream;
+    const hg__problem *run = cp.repacked ? &cp.r.inner : &p;
+    const size_t kernel_bytes = e->workspace ? e->workspace(run, &d) : 0;
+    const size_t need = cp.repacked ? hg__repack_workspace(&cp.r, &d, kernel_bytes) : kernel_bytes;
     void *graph_owned = NULL;
     d.workspace_bytes = 0;
-    if (need > 0)
-        hg__ws_begin(&h->ws, &h->dev, (struct CUstream_st *)h->stream, need, &d.workspace, &d.workspace_bytes,
-                     &graph_owned);
-    s = e->launch(&p, &d, (struct CUstream_st *)h->stream, &err);
-    hg__ws_end(graph_owned, (struct CUstream_st *)h->stream);
+    if (need > 0) hg__ws_begin(&h->ws, &h->dev, stream, need, &d.workspace, &d.workspace_bytes, &graph_owned);
+    hg__problem inner;
+    if (cp.repacked && d.workspace_bytes < need) {
+        /* No memory for the copies: the generic kernel reads A and B as they are. */
+        e = hg__find_kernel(HG_KERNEL_GENERIC);
+        run = &p;
+    } else if (cp.repacked) {
+        s = hg__repack_copy(&p, &cp.r, &d, d.workspace, kernel_bytes, stream, &inner, &err);
+        run = &inner;
+        d.workspace_bytes = kernel_bytes; /* the kernel's part; the copies follow it */
+    }
+    if (s == HG_STATUS_SUCCESS) s = e->launch(run, &d, stream, &err);
+    hg__ws_end(graph_owned, stream);
     hg__ctx_leave(&h->ctx, saved);
     if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_gemm: %s", err.msg);
     return ok(h);

@@ -440,6 +440,12 @@ static void test_auto(void)
          * an odd ldc: its _ct one */
         {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0},
         {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_N, HG_OP_T, 300, 704, 136, 0, 1.0f, 0.0f, 0, 1},
+        /* an odd lda or ldb with an aligned ldc: the layout's configuration on
+         * a copy of A (TT, NT) or B (NN) (src/repack.c); then TN with every
+         * leading dimension odd and a stream-K tail: the _ct configuration on
+         * copies of both, the copies behind the counters */
+        {HG_OP_N, HG_OP_N, 300, 637, 256, 3, 1.0f, 0.5f, 0, 0},  {HG_OP_T, HG_OP_T, 301, 509, 250, 3, 1.0f, 0.0f, 0, 0},
+        {HG_OP_T, HG_OP_N, 250, 509, 130, 3, 1.0f, 0.0f, 0, 0},  {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 1, 1.0f, 0.0f, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int dt = 0; dt < 2; dt++) run_case(h, HG_KERNEL_AUTO, &cases[i], (hg_dtype)dt);

@@ -48,12 +48,20 @@ int plan_kernels(const options *o)
         return BENCH_EXIT_FAIL;
     }
     printf("%-30s %8s  %s\n", "kernel", "estimate", "");
+    hg__repack r;
+    const int copies = hg__repack_plan(&p, &r);
     for (int i = 0; i < hg__kernel_count; i++) {
         const hg__kernel_entry *e = &hg__kernels[i];
-        const char *why = e->can_serve(&p, &d);
-        if (why) printf("%-30s %8s  cannot serve: %s\n", e->name, "-", why);
+        const char *why;
+        int repacked;
+        const double est = hg__route_estimate(e, &p, copies ? &r : NULL, &d, &repacked, &why);
+        if (est < 0) printf("%-30s %8s  cannot serve: %s\n", e->name, "-", why);
         else
-            printf("%-30s %8.3f  %s\n", e->name, hg__estimate(e, &p, &d), e->id == chosen ? "<- auto" : "");
+            printf("%-30s %8.3f  %s%s\n", e->name, est, e->id == chosen ? "<- auto" : "",
+                   repacked ? (r.a_bytes && r.b_bytes ? " (on copies of A and B)"
+                               : r.a_bytes           ? " (on a copy of A)"
+                                                     : " (on a copy of B)")
+                            : "");
     }
     hg_destroy(h);
     return BENCH_EXIT_OK;

@@ -1,0 +1,129 @@
+/*
+ * repack.c: a call whose A or B breaks TMA's rules (an lda or ldb that is
+ * not a multiple of 8 elements, a base off 16 bytes) still runs a TMA
+ * kernel: the offending operand is first copied, by one cudaMemcpy2DAsync
+ * on the call's stream, into the workspace with its rows padded to a
+ * multiple of 8 elements, and the kernel reads the copy. The padding is
+ * never read (the tensor map's extent stops at the operand's true width).
+ *
+ * The workspace is [the kernel's own need (at least the counters), rounded
+ * up | copy of A | copy of B]: the stream-K counters stay at the start,
+ * where the workspace code zeroes them once, untouched by the copies.
+ */
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include "hg_internal.h"
+
+/* Any 256-byte aligned address: what the kernels' can_serve sees for a copy
+ * that does not exist yet (never dereferenced). */
+#define HG_REPACK_PLACEHOLDER ((const void *)(uintptr_t)HG_WS_ALIGN)
+
+/* AUTO's model of the copies: each costs a fixed time and moves its
+ * operand twice (read, write) at this rate, while the product runs at its
+ * estimate times this reference rate. Not measured yet: a guess at a copy's
+ * launch, about 70% of the H200's 4.3 TB/s copy bandwidth, and
+ * cuBLAS-best's fp16 rate at 8192^3. */
+#define HG_REPACK_COPY_FIXED_S 3.0e-6
+#define HG_REPACK_COPY_BYTES_PER_S 3.0e12
+#define HG_REPACK_REF_FLOPS 7.5e14
+
+/* TMA's rules for an operand (hg__tma_layout_ab_can_serve has the others). */
+static int breaks_tma(const void *ptr, int64_t ld) { return (((uintptr_t)ptr) & 15) != 0 || (ld & 7) != 0; }
+
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+/* One operand stored rows x cols (leading dimension ld), copied with a
+ * padded pitch: its bytes in the workspace, 0 when it needs no copy. */
+static void plan_operand(const void *ptr, int64_t rows, int64_t cols, int64_t ld, int64_t *new_ld, size_t *bytes)
+{
+    *new_ld = ld;
+    *bytes = 0;
+    if (!breaks_tma(ptr, ld)) return;
+    *new_ld = (int64_t)round_up((size_t)cols, 8);
+    *bytes = round_up((size_t)rows * (size_t)*new_ld * 2, HG_WS_ALIGN);
+}
+
+int hg__repack_plan(const hg__problem *p, hg__repack *r)
+{
+    memset(r, 0, sizeof *r);
+    if (p->k == 0 || p->m == 0 || p->n == 0) return 0; /* no product: nothing is read */
+    const int64_t rows_a = p->opA == HG_OP_N ? p->m : p->k, cols_a = p->opA == HG_OP_N ? p->k : p->m;
+    const int64_t rows_b = p->opB == HG_OP_N ? p->k : p->n, cols_b = p->opB == HG_OP_N ? p->n : p->k;
+    plan_operand(p->A, rows_a, cols_a, p->lda, &r->lda, &r->a_bytes);
+    plan_operand(p->B, rows_b, cols_b, p->ldb, &r->ldb, &r->b_bytes);
+    if (r->a_bytes == 0 && r->b_bytes == 0) return 0;
+    r->rows_a = rows_a, r->cols_a = cols_a, r->rows_b = rows_b, r->cols_b = cols_b;
+    r->inner = *p;
+    if (r->a_bytes) r->inner.A = HG_REPACK_PLACEHOLDER, r->inner.lda = r->lda;
+    if (r->b_bytes) r->inner.B = HG_REPACK_PLACEHOLDER, r->inner.ldb = r->ldb;
+    return 1;
+}
+
+/* Where the copies start: after the kernel's part, and never inside the
+ * counters, which every later call on this workspace expects zero. */
+static size_t copies_offset(const hg__device *d, size_t kernel_bytes)
+{
+    const size_t counters = hg__ws_counter_bytes(d);
+    return round_up(kernel_bytes > counters ? kernel_bytes : counters, HG_WS_ALIGN);
+}
+
+size_t hg__repack_workspace(const hg__repack *r, const hg__device *d, size_t kernel_bytes)
+{
+    return copies_offset(d, kernel_bytes) + r->a_bytes + r->b_bytes;
+}
+
+double hg__repack_factor(const hg__repack *r, const hg__problem *p, double estimate)
+{
+    if (estimate <= 0.0) return 0.0;
+    const double copied = 2.0 * 2.0 * ((double)r->rows_a * (double)r->cols_a * (r->a_bytes != 0) +
+                                       (double)r->rows_b * (double)r->cols_b * (r->b_bytes != 0));
+    const double t_copy =
+        copied / HG_REPACK_COPY_BYTES_PER_S + HG_REPACK_COPY_FIXED_S * ((r->a_bytes != 0) + (r->b_bytes != 0));
+    const double t_product = 2.0 * (double)p->m * (double)p->n * (double)p->k / (estimate * HG_REPACK_REF_FLOPS);
+    return t_product / (t_product + t_copy);
+}
+
+hg_status hg__repack_copy(const hg__problem *p, const hg__repack *r, const hg__device *d, void *ws,
+                          size_t kernel_bytes, struct CUstream_st *stream, hg__problem *inner, hg__err *e)
+{
+    *inner = r->inner;
+    char *at = (char *)ws + copies_offset(d, kernel_bytes);
+    cudaError_t err = cudaSuccess;
+    if (r->a_bytes) {
+        err = cudaMemcpy2DAsync(at, (size_t)r->lda * 2, p->A, (size_t)p->lda * 2, (size_t)r->cols_a * 2,
+                                (size_t)r->rows_a, cudaMemcpyDeviceToDevice, (cudaStream_t)stream);
+        inner->A = at;
+        at += r->a_bytes;
+    }
+    if (err == cudaSuccess && r->b_bytes) {
+        err = cudaMemcpy2DAsync(at, (size_t)r->ldb * 2, p->B, (size_t)p->ldb * 2, (size_t)r->cols_b * 2,
+                                (size_t)r->rows_b, cudaMemcpyDeviceToDevice, (cudaStream_t)stream);
+        inner->B = at;
+    }
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        hg__err_set(e, "copying A or B into the workspace failed: %s", cudaGetErrorString(err));
+        return HG_STATUS_EXECUTION_FAILED;
+    }
+    return HG_STATUS_SUCCESS;
+}
+
+int hg__repack_serves(const hg__kernel_entry *k, const hg__repack *r, const hg__device *d)
+{
+    return r != NULL && r->a_bytes + r->b_bytes != 0 && k->id != HG_KERNEL_GENERIC &&
+           k->can_serve(&r->inner, d) == NULL &&
+           hg__repack_workspace(r, d, hg__ws_max_bytes(d)) <= d->workspace_bytes;
+}
+
+double hg__route_estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__repack *r,
+                          const hg__device *d, int *repacked, const char **why)
+{
+    *repacked = 0;
+    *why = k->can_serve(p, d);
+    if (*why == NULL) return hg__estimate(k, p, d);
+    if (!hg__repack_serves(k, r, d)) return -1.0;
+    *repacked = 1;
+    const double inner = hg__estimate(k, &r->inner, d);
+    return inner * hg__repack_factor(r, p, inner);
+}
