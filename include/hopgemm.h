@@ -167,6 +167,12 @@ hg_status hg_set_kernel(hg_handle h, hg_kernel k);
  * C must share no element with A or B: overlap is judged on the elements each
  * operand uses (rows of its row length, leading dimension apart), so C may
  * interleave with A or B in one buffer.
+ * An A or B that breaks TMA's rules (lda or ldb not a multiple of 8 elements,
+ * base not 16-byte aligned) may first be copied, on the stream, into the
+ * workspace with padded rows, for a TMA kernel to read: AUTO does so when its
+ * model says the copy pays, and a kernel chosen with hg_set_kernel does so
+ * rather than refuse. Where the copy finds no workspace (a caller's too small,
+ * an allocation failing), the generic kernel runs on A and B as they are.
  *   HG_STATUS_SUCCESS          the work is queued on the stream.
  *   HG_STATUS_INVALID_VALUE    h is NULL (nothing is recorded); m, n or k < 0;
  *                              opA, opB or dtype not a value of its enum; a
@@ -177,8 +183,10 @@ hg_status hg_set_kernel(hg_handle h, hg_kernel k);
  *                              sharing an element with A or B (alpha != 0 and
  *                              k > 0). Nothing is touched.
  *   HG_STATUS_NOT_SUPPORTED    the kernel chosen with hg_set_kernel cannot serve
- *                              this call (layout, alignment, leading dimension);
- *                              hg_last_error says why. AUTO never returns this.
+ *                              this call (layout; C's alignment or ldc; A or B
+ *                              that break TMA's rules with a caller's workspace
+ *                              too small for their copy); hg_last_error says
+ *                              why. AUTO never returns this.
  *   HG_STATUS_ARCH_MISMATCH    the handle's device is not sm_90.
  *   HG_STATUS_EXECUTION_FAILED the launch failed (the CUDA error is in the message).
  *   HG_STATUS_INTERNAL_ERROR   a tensor map could not be encoded for inputs that
@@ -225,7 +233,8 @@ const char *hg_kernel_name(hg_kernel k);
  * other than 0 and beta = 0), without running anything, given the handle's
  * workspace as it is now. Same arguments and statuses as hg_gemm (validation
  * included; messages begin "hg_plan:"), and HG_STATUS_INVALID_VALUE for a NULL
- * chosen; on success *chosen holds the kernel (never AUTO).
+ * chosen; on success *chosen holds the kernel (never AUTO), also when it
+ * would run on a copy of A or B (see hg_gemm).
  */
 hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k,
                   const void *A, int64_t lda, const void *B, int64_t ldb, const void *C,
