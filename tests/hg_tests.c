@@ -452,6 +452,62 @@ static void test_dispatch(void)
     hg_destroy(h);
 }
 
+/* The plan of a copy of A or B (src/repack.c): which operand is copied,
+ * its padded pitch and bytes, the kernel's view of the call, and the
+ * copies kept clear of the workspace's counters. */
+static void test_repack_plan(void)
+{
+    const hg__device d = hg__device_h200_model();
+    char *base = (char *)(uintptr_t)0x10000000;
+    const void *A = base, *B = base + ((uintptr_t)1 << 36);
+    void *C = base + ((uintptr_t)2 << 36);
+    hg__repack r;
+    /* Aligned: nothing to copy; k = 0: nothing is read. */
+    hg__problem p = hg__problem_make(HG_OP_N, HG_OP_T, 300, 500, 256, 1.0f, A, 256, B, 256, 0.0f, C, 504, HG_F16);
+    CHECK(hg__repack_plan(&p, &r) == 0, "aligned A and B need no copy");
+    p = hg__problem_make(HG_OP_N, HG_OP_T, 300, 500, 0, 1.0f, A, 3, B, 3, 0.0f, C, 504, HG_F16);
+    CHECK(hg__repack_plan(&p, &r) == 0, "k = 0 reads neither");
+    /* Each layout with one ragged operand: rows x cols as stored. */
+    static const struct {
+        hg_op oa, ob;
+        int64_t lda, ldb;
+        int64_t rows, cols, pitch; /* of the copied operand */
+        int copies_a;
+    } cases[] = {
+        {HG_OP_N, HG_OP_T, 257, 256, 300, 256, 256, 1}, /* TN, A m x k with lda 257 */
+        {HG_OP_N, HG_OP_N, 256, 501, 256, 500, 504, 0}, /* TT, B k x n with ldb 501 */
+        {HG_OP_T, HG_OP_T, 301, 256, 256, 300, 304, 1}, /* NN, A k x m with lda 301 */
+        {HG_OP_T, HG_OP_N, 304, 503, 256, 500, 504, 0}, /* NT, B k x n with ldb 503 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        p = hg__problem_make(cases[i].oa, cases[i].ob, 300, 500, 256, 1.0f, A, cases[i].lda, B, cases[i].ldb, 0.0f, C,
+                             504, HG_F16);
+        CHECK(hg__repack_plan(&p, &r) == 1, "case %zu: a copy", i);
+        const size_t bytes = cases[i].copies_a ? r.a_bytes : r.b_bytes;
+        const size_t other = cases[i].copies_a ? r.b_bytes : r.a_bytes;
+        const int64_t pitch = cases[i].copies_a ? r.inner.lda : r.inner.ldb;
+        const void *copy = cases[i].copies_a ? r.inner.A : r.inner.B;
+        const void *kept = cases[i].copies_a ? r.inner.B : r.inner.A;
+        CHECK(other == 0 && kept == (cases[i].copies_a ? B : A), "case %zu: the other operand is read in place", i);
+        CHECK(pitch == cases[i].pitch && pitch % 8 == 0, "case %zu: pitch %lld, want %lld", i, (long long)pitch,
+              (long long)cases[i].pitch);
+        CHECK(bytes >= (size_t)(cases[i].rows * cases[i].pitch * 2) && bytes % HG_WS_ALIGN == 0,
+              "case %zu: %zu bytes hold %lld rows of %lld", i, bytes, (long long)cases[i].rows,
+              (long long)cases[i].pitch);
+        CHECK(((uintptr_t)copy % 16) == 0 && hg__tma_layout_ab_can_serve(&r.inner, &d, p.opA, p.opB) == NULL,
+              "case %zu: the kernel's view meets TMA's rules", i);
+        CHECK(hg__repack_workspace(&r, &d, 0) >= hg__ws_counter_bytes(&d) + bytes,
+              "case %zu: the copy lies behind the counters", i);
+        CHECK(hg__repack_workspace(&r, &d, 1000000) >= 1000000 + bytes, "case %zu: and behind the kernel's part", i);
+        const double f = hg__repack_factor(&r, &p, 0.9);
+        CHECK(f > 0.0 && f < 1.0, "case %zu: the copies cost a share of the time (%g)", i, f);
+    }
+    /* A base off 16 bytes is copied even with an aligned lda. */
+    p = hg__problem_make(HG_OP_N, HG_OP_T, 300, 500, 256, 1.0f, base + 2, 256, B, 256, 0.0f, C, 504, HG_F16);
+    CHECK(hg__repack_plan(&p, &r) == 1 && r.a_bytes > 0 && r.b_bytes == 0 && r.inner.lda == 256,
+          "a misaligned A is copied at its own pitch");
+}
+
 /* ---- the CPU reference ---------------------------------------------------- */
 
 static void test_conversions(void)
@@ -870,6 +926,7 @@ static const hg_test_case cpu_tests[] = {
     {"cpu/invalid_arguments", test_invalid_arguments},
     {"cpu/arch_mismatch", test_arch_mismatch},
     {"cpu/dispatch", test_dispatch},
+    {"cpu/repack_plan", test_repack_plan},
     {"cpu/conversions", test_conversions},
     {"cpu/reference_by_hand", test_reference_by_hand},
     {"cpu/rasterization", test_rasterization},
