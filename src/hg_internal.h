@@ -233,6 +233,12 @@ double hg__route_estimate(const hg__kernel_entry *k, const hg__problem *p, const
 hg_status hg__repack_copy(const hg__problem *p, const hg__repack *r, const hg__device *d, void *ws,
                           size_t kernel_bytes, struct CUstream_st *stream, hg__problem *inner, hg__err *e);
 
+/* The copy itself (src/kernels/repack.cu): a rows x cols operand of 2-byte
+ * elements at src (leading dimension src_ld) to dst at pitch dst_ld (dst
+ * 16-byte aligned, dst_ld a multiple of 8), queued on stream. */
+hg_status hg__repack_rows(void *dst, int64_t dst_ld, const void *src, int64_t src_ld, int64_t rows, int64_t cols,
+                          int sm_count, struct CUstream_st *stream, hg__err *e);
+
 /* ---- Driver entry points and contexts (src/context.c) -------------------- */
 
 /* Looks a driver function up through the runtime (no libcuda linked); 1 on

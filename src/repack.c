@@ -1,8 +1,8 @@
 /*
  * repack.c: a call whose A or B breaks TMA's rules (an lda or ldb that is
  * not a multiple of 8 elements, a base off 16 bytes) still runs a TMA
- * kernel: the offending operand is first copied, by one cudaMemcpy2DAsync
- * on the call's stream, into the workspace with its rows padded to a
+ * kernel: the offending operand is first copied, by one launch of
+ * kernels/repack.cu on the call's stream, into the workspace with its rows padded to a
  * multiple of 8 elements, and the kernel reads the copy. The padding is
  * never read (the tensor map's extent stops at the operand's true width).
  *
@@ -10,7 +10,6 @@
  * up | copy of A | copy of B]: the stream-K counters stay at the start,
  * where the workspace code zeroes them once, untouched by the copies.
  */
-#include <cuda_runtime.h>
 #include <string.h>
 
 #include "hg_internal.h"
@@ -89,24 +88,17 @@ hg_status hg__repack_copy(const hg__problem *p, const hg__repack *r, const hg__d
 {
     *inner = r->inner;
     char *at = (char *)ws + copies_offset(d, kernel_bytes);
-    cudaError_t err = cudaSuccess;
+    hg_status st = HG_STATUS_SUCCESS;
     if (r->a_bytes) {
-        err = cudaMemcpy2DAsync(at, (size_t)r->lda * 2, p->A, (size_t)p->lda * 2, (size_t)r->cols_a * 2,
-                                (size_t)r->rows_a, cudaMemcpyDeviceToDevice, (cudaStream_t)stream);
+        st = hg__repack_rows(at, r->lda, p->A, p->lda, r->rows_a, r->cols_a, d->sm_count, stream, e);
         inner->A = at;
         at += r->a_bytes;
     }
-    if (err == cudaSuccess && r->b_bytes) {
-        err = cudaMemcpy2DAsync(at, (size_t)r->ldb * 2, p->B, (size_t)p->ldb * 2, (size_t)r->cols_b * 2,
-                                (size_t)r->rows_b, cudaMemcpyDeviceToDevice, (cudaStream_t)stream);
+    if (st == HG_STATUS_SUCCESS && r->b_bytes) {
+        st = hg__repack_rows(at, r->ldb, p->B, p->ldb, r->rows_b, r->cols_b, d->sm_count, stream, e);
         inner->B = at;
     }
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        hg__err_set(e, "copying A or B into the workspace failed: %s", cudaGetErrorString(err));
-        return HG_STATUS_EXECUTION_FAILED;
-    }
-    return HG_STATUS_SUCCESS;
+    return st;
 }
 
 int hg__repack_serves(const hg__kernel_entry *k, const hg__repack *r, const hg__device *d)

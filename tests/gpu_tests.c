@@ -452,6 +452,57 @@ static void test_auto(void)
     hg_destroy(h);
 }
 
+/* The copy behind a repacked operand (kernels/repack.cu), bit for bit: every
+ * misalignment of the source (0 to 7 elements past 16 bytes) and row
+ * lengths around its 8-element items, with odd and even source pitches, the
+ * destination's padding left as it was. */
+static void test_repack(void)
+{
+    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
+    static const int64_t cols_list[] = {1, 7, 8, 9, 15, 16, 17, 24, 250, 1031};
+    enum { ROWS = 5, MAX_COLS = 1031, MAX_LD = MAX_COLS + 3, SHIFTS = 8 };
+    const size_t src_elems = (size_t)ROWS * MAX_LD + SHIFTS, dst_ld = (MAX_COLS + 7) / 8 * 8;
+    const size_t dst_elems = (size_t)ROWS * dst_ld;
+    uint16_t *hs = malloc(src_elems * 2), *hd = malloc(dst_elems * 2);
+    uint16_t *ds = NULL, *dd = NULL;
+    int dev_sm = 0;
+    if (!hs || !hd || !cuda_ok(cudaMalloc((void **)&ds, src_elems * 2), "malloc src") ||
+        !cuda_ok(cudaMalloc((void **)&dd, dst_elems * 2), "malloc dst") ||
+        !cuda_ok(cudaDeviceGetAttribute(&dev_sm, cudaDevAttrMultiProcessorCount, 0), "sm count"))
+        goto out;
+    fill_random(hs, src_elems, HG_F16);
+    if (!cuda_ok(cudaMemcpy(ds, hs, src_elems * 2, cudaMemcpyHostToDevice), "upload")) goto out;
+    for (size_t ci = 0; ci < sizeof cols_list / sizeof cols_list[0]; ci++)
+        for (int64_t extra = 0; extra < 2; extra++)
+            for (int shift = 0; shift < SHIFTS; shift++) {
+                const int64_t cols = cols_list[ci], ld = cols + extra + 1; /* odd and even pitches */
+                hg__err e;
+                if (!cuda_ok(cudaMemset(dd, 0xAB, dst_elems * 2), "memset")) goto out;
+                const hg_status st = hg__repack_rows(dd, (int64_t)dst_ld, ds + shift, ld, ROWS, cols, dev_sm, NULL, &e);
+                CHECK(st == HG_STATUS_SUCCESS, "repack launch: %s", e.msg);
+                if (st != HG_STATUS_SUCCESS ||
+                    !cuda_ok(cudaMemcpy(hd, dd, dst_elems * 2, cudaMemcpyDeviceToHost), "download"))
+                    goto out;
+                int bad = 0;
+                for (int64_t r = 0; r < ROWS && !bad; r++)
+                    for (int64_t c = 0; c < (int64_t)dst_ld; c++) {
+                        const uint16_t want = c < cols ? hs[shift + r * ld + c] : 0xABABu;
+                        if (hd[r * dst_ld + c] != want) {
+                            CHECK(0, "repack cols %lld ld %lld shift %d: row %lld col %lld is %04x, want %04x",
+                                  (long long)cols, (long long)ld, shift, (long long)r, (long long)c,
+                                  hd[r * dst_ld + c], want);
+                            bad = 1;
+                            break;
+                        }
+                    }
+            }
+out:
+    cudaFree(ds);
+    cudaFree(dd);
+    free(hs);
+    free(hd);
+}
+
 /* A stream set with hg_set_stream is the one the work runs on. */
 static void test_stream(void)
 {
@@ -503,6 +554,6 @@ static void test_large(void)
 const hg_test_case hg_gpu_tests[] = {
     {"gpu/generic", test_generic}, {"gpu/v0", test_v0},       {"gpu/v1", test_v1},       {"gpu/v2", test_v2},
     {"gpu/v3", test_v3},           {"gpu/v4", test_v4},       {"gpu/v5", test_v5},       {"gpu/v6", test_v6},
-    {"gpu/family", test_family},   {"gpu/auto", test_auto},       {"gpu/stream", test_stream}, {"gpu/large", test_large},
+    {"gpu/family", test_family},   {"gpu/auto", test_auto},       {"gpu/repack", test_repack}, {"gpu/stream", test_stream}, {"gpu/large", test_large},
 };
 const int hg_gpu_test_count = (int)(sizeof hg_gpu_tests / sizeof hg_gpu_tests[0]);
