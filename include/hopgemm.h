@@ -88,7 +88,9 @@ typedef enum { HG_OP_N = 0, HG_OP_T = 1 } hg_op;
  * [_er: stages released early][_ct: C written per thread]_<layout>. A _tn
  * configuration serves what V0..V5 serve; _tt, _nn and _nt serve that layout
  * (tt: opA = N, opB = N; nn: opA = T, opB = T; nt: opA = T, opB = N) with the
- * same alignment rules; _ct also serves a C that breaks them. A value's
+ * same alignment rules; _ct also serves a C that breaks them. A _swap
+ * configuration computes C^T = B A^T, for a small m (decode): its tile is
+ * <tile m> rows of n by <tile n> of m, and it writes C per thread (any ldc). A value's
  * meaning never changes; a configuration no longer built keeps its value and
  * name, and hg_set_kernel reports it as not built in. */
 typedef enum {
@@ -113,7 +115,10 @@ typedef enum {
     HG_KERNEL_SM90_128X256X64_S4_C2X1_CT_TN = 109,
     HG_KERNEL_SM90_128X256X64_S4_C2X1_CT_TT = 110,
     HG_KERNEL_SM90_128X256X64_S4_C2X1_CT_NN = 111,
-    HG_KERNEL_SM90_128X256X64_S4_C2X1_CT_NT = 112
+    HG_KERNEL_SM90_128X256X64_S4_C2X1_CT_NT = 112,
+    HG_KERNEL_SM90_128X16X64_S12_C1X1_SWAP_TN = 113,
+    HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN = 114,
+    HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN = 115
 } hg_kernel;
 
 /*

@@ -94,7 +94,27 @@ typedef struct {
     size_t (*workspace)(const hg__problem *p, const hg__device *d);
     /* The one layout it serves (generic: every layout). */
     hg_op op_a, op_b;
+    /* The fraction of the device's copy bandwidth it reaches when the call
+     * is bound by moving A, B and C (a small m): AUTO's memory floor. */
+    double bw;
+    /* 1: a family row that computes C^T (configs.def's SWAP_AB). */
+    int swap_ab;
+    /* The stream-K split's most pieces per tile (tiling.h). */
+    int sk_max_split;
 } hg__kernel_entry;
+
+/* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
+ * kernel whose tiles are m-deep (the series, the family's unswapped rows),
+ * and a swapped one. Not measured as such: the unswapped rows moved 1.1-2.6
+ * TB/s on the sweep's decode products (H200, 2026-11-30), where their
+ * tile count, not the bandwidth, held them back (the rate term models
+ * that); the swapped ones aim at the issue's 85%. */
+#define HG_BW_TILED 0.75
+#define HG_BW_SWAP 0.85
+/* The reference rates of AUTO's model: cuBLAS-best's fp16 rate at 8192^3
+ * and the device-to-device copy bandwidth, both measured on the H200. */
+#define HG_MODEL_REF_FLOPS 7.5e14
+#define HG_MODEL_COPY_BW 4.3e12
 
 /* AUTO's estimate of a kernel's throughput on this problem, relative to
  * cuBLAS-best: its full-wave speed times the fraction of the slots' time
@@ -130,7 +150,7 @@ HG_DECLARE_KERNEL(v6);
 
 /* The family (src/family/): each row of configs.def has this pair and a
  * workspace query, hg__<name>_workspace. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed) \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed) \
     HG_DECLARE_KERNEL(name);                                              \
     size_t hg__##name##_workspace(const hg__problem *p, const hg__device *d);
 #include "family/configs.def"
@@ -140,6 +160,12 @@ HG_DECLARE_KERNEL(v6);
  * pieces x 2 consumers x a (bm / 2) x bn fp32 block (src/family/family.cu
  * asserts it against the kernel's). */
 #define HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) ((size_t)(cm) * (cn) * 2 * (bm) * (bn) * sizeof(float))
+/* How many pieces a family tile's stream-K split may cut it into: as many as
+ * keep the fixup's reads (pieces x the tile's fp32 partial) at those of a
+ * 128 x 256 tile in HG_SK_MAX_SPLIT pieces, so a small tile (a swapped row's
+ * 128 x 16) may spread one tile over many SMs. */
+#define HG_FAM_SK_MAX_SPLIT(bm, bn) \
+    ((128 * 256 / ((bm) * (bn))) > 1 ? HG_SK_MAX_SPLIT * (128 * 256 / ((bm) * (bn))) : HG_SK_MAX_SPLIT)
 
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
  * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,

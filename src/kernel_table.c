@@ -26,45 +26,52 @@
 #define HG_FAM_CT_0 ""
 #define HG_FAM_CT_1 ", C written per thread (any ldc)"
 
-/* A family row: its unit is a cluster's output block, one cluster per
- * CLUSTER SMs, 64-deep k blocks for its stream-K tail. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                         \
+#define HG_FAM_SWAP_0 ""
+#define HG_FAM_SWAP_1 ", computes C^T = B A^T (small m)"
+
+/* A family row: its unit is a cluster's output block (a swapped row's is
+ * BN of m by BM of n), one cluster per CLUSTER SMs, 64-deep k blocks for its
+ * stream-K tail. */
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed)                   \
     {#name,                                                                                                        \
      id,                                                                                                           \
      "family: " #layout ", " #bm "x" #bn " tile, " #stages " stages, " #cm "x" #cn " cluster" HG_FAM_EARLY_##early \
-         HG_FAM_CT_##c_thread,                                                                                     \
+         HG_FAM_CT_##c_thread HG_FAM_SWAP_##swap,                                                                  \
      hg__##name##_can_serve,                                                                                       \
      hg__##name##_launch,                                                                                          \
      speed,                                                                                                        \
-     (cm) * (bm),                                                                                                  \
-     (cn) * (bn),                                                                                                  \
+     (swap) ? (cn) * (bn) : (cm) * (bm),                                                                           \
+     (swap) ? (cm) * (bm) : (cn) * (bn),                                                                           \
      1.0 / ((cm) * (cn)),                                                                                          \
      64,                                                                                                           \
      HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn),                                                                       \
      hg__##name##_workspace,                                                                                       \
      HG_FAM_OP_A_##layout,                                                                                         \
-     HG_FAM_OP_B_##layout},
+     HG_FAM_OP_B_##layout,                                                                                         \
+     (swap) ? HG_BW_SWAP : HG_BW_TILED,                                                                            \
+     swap,                                                                                                         \
+     HG_FAM_SK_MAX_SPLIT(bm, bn)},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
      hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N,
-     HG_OP_T},
+     HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T},
+     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
-     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T},
+     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
 };
 
 #undef HG_FAMILY_CONFIG
@@ -79,13 +86,16 @@ const int hg__kernel_count = (int)(sizeof hg__kernels / sizeof hg__kernels[0]);
 
 double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d)
 {
+    /* A swapped row is for an m that fits its tile: past that it streams all
+     * of B once per unit of m, the work an unswapped tile does once. */
+    if (k->swap_ab && p->m > k->unit_m) return 0.0;
     double tiles = ceil((double)p->m / k->unit_m) * ceil((double)p->n / k->unit_n);
     double slots = floor(d->sm_count * k->units_per_sm);
     if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);
     if (k->unit_k > 0 && p->k > 0 && tiles < 9e15) {
         int64_t k_tiles = hg_cdiv(p->k, k->unit_k);
-        hg_sk_plan sk = hg_sk_make((int64_t)tiles, k_tiles, (int64_t)slots, 1);
+        hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, 1, k->sk_max_split);
         if (sk.sk_workers > 0 && hg__sk_workspace_bytes(d, sk.sk_workers, k->unit_ws_bytes) <= d->workspace_bytes) {
             double tail =
                 ((double)hg_cdiv(hg_sk_units(&sk), sk.sk_workers) + HG_SK_FIXUP_BLOCKS) / (double)k_tiles;
@@ -93,7 +103,19 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
             if (w < waves) waves = w;
         }
     }
-    return k->speed * tiles / (waves * slots);
+    const double rate = k->speed * tiles / (waves * slots);
+    /* The memory floor: the time to move A, B and C (C twice with beta) at
+     * the kernel's share of the copy bandwidth, against the time of the
+     * math at `rate`; the estimate keeps the larger. */
+    const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    if (flops <= 0.0 || k->bw <= 0.0) return rate;
+    const double bytes = 2.0 * ((double)p->m * (double)p->k + (double)p->n * (double)p->k +
+                                (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0));
+    const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);
+    const double t_mem = bytes / (k->bw * HG_MODEL_COPY_BW);
+    /* (flops over the floor's time, not rate * t_math / t_mem: kernels on
+     * the same floor then tie exactly, and the earlier entry wins) */
+    return t_mem > t_math ? flops / (t_mem * HG_MODEL_REF_FLOPS) : rate;
 }
 
 size_t hg__ws_max_bytes(const hg__device *d)

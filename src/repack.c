@@ -20,12 +20,10 @@
 
 /* AUTO's model of the copies: each costs a fixed time and moves its
  * operand twice (read, write) at this rate, while the product runs at its
- * estimate times this reference rate. Not measured yet: a guess at a copy's
- * launch, about 70% of the H200's 4.3 TB/s copy bandwidth, and
- * cuBLAS-best's fp16 rate at 8192^3. */
+ * estimate times HG_MODEL_REF_FLOPS. Not measured yet for kernels/repack.cu:
+ * a guess at a launch and 70% of the H200's copy bandwidth. */
 #define HG_REPACK_COPY_FIXED_S 3.0e-6
-#define HG_REPACK_COPY_BYTES_PER_S 3.0e12
-#define HG_REPACK_REF_FLOPS 7.5e14
+#define HG_REPACK_COPY_BYTES_PER_S (0.7 * HG_MODEL_COPY_BW)
 
 /* TMA's rules for an operand (hg__tma_layout_ab_can_serve has the others). */
 static int breaks_tma(const void *ptr, int64_t ld) { return (((uintptr_t)ptr) & 15) != 0 || (ld & 7) != 0; }
@@ -79,7 +77,7 @@ double hg__repack_factor(const hg__repack *r, const hg__problem *p, double estim
                                        (double)r->rows_b * (double)r->cols_b * (r->b_bytes != 0));
     const double t_copy =
         copied / HG_REPACK_COPY_BYTES_PER_S + HG_REPACK_COPY_FIXED_S * ((r->a_bytes != 0) + (r->b_bytes != 0));
-    const double t_product = 2.0 * (double)p->m * (double)p->n * (double)p->k / (estimate * HG_REPACK_REF_FLOPS);
+    const double t_product = 2.0 * (double)p->m * (double)p->n * (double)p->k / (estimate * HG_MODEL_REF_FLOPS);
     return t_product / (t_product + t_copy);
 }
 

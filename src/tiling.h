@@ -88,7 +88,9 @@ typedef struct {
     int64_t worker;         /* whose pieces these are */
 } hg_sk_cursor;
 
-HG_HD hg_sk_plan hg_sk_make(int64_t tiles, int64_t k_tiles, int64_t workers, int enable)
+/* As hg_sk_make below, with a tile cut into at most about max_split pieces
+ * (a kernel whose partials are small can afford more of them). */
+HG_HD hg_sk_plan hg_sk_make_split(int64_t tiles, int64_t k_tiles, int64_t workers, int enable, int64_t max_split)
 {
     hg_sk_plan p;
     p.tiles = tiles;
@@ -102,7 +104,7 @@ HG_HD hg_sk_plan hg_sk_make(int64_t tiles, int64_t k_tiles, int64_t workers, int
     int64_t total = rem * k_tiles;
     int64_t s = workers;
     if (s > total / HG_SK_MIN_BLOCKS) s = total / HG_SK_MIN_BLOCKS;
-    if (s > rem * HG_SK_MAX_SPLIT) s = rem * HG_SK_MAX_SPLIT;
+    if (s > rem * max_split) s = rem * max_split;
     if (s <= rem) return p;
     if (k_tiles - hg_cdiv(total, s) < HG_SK_MIN_GAIN) return p;
     p.dp_tiles = tiles - rem;
@@ -110,6 +112,10 @@ HG_HD hg_sk_plan hg_sk_make(int64_t tiles, int64_t k_tiles, int64_t workers, int
     return p;
 }
 
+HG_HD hg_sk_plan hg_sk_make(int64_t tiles, int64_t k_tiles, int64_t workers, int enable)
+{
+    return hg_sk_make_split(tiles, k_tiles, workers, enable, HG_SK_MAX_SPLIT);
+}
 /* The tail's length in k blocks, R * K (0 when nothing is split). */
 HG_HD int64_t hg_sk_units(const hg_sk_plan *p) { return (p->tiles - p->dp_tiles) * p->k_tiles; }
 

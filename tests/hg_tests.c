@@ -94,15 +94,17 @@ static void test_kernel_names_and_table(void)
 
     /* A family configuration's name says what it is (configs.def's rule),
      * and its table entry models the cluster block it computes. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                         \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed)                   \
     {                                                                                                              \
         char want[64];                                                                                             \
         snprintf(want, sizeof want, "sm90_%dx%dx64_s%d_c%dx%d%s%s_%s", bm, bn, stages, cm, cn, early ? "_er" : "", \
-                 c_thread ? "_ct" : "", #layout);                                                                  \
+                 swap ? "_swap" : c_thread ? "_ct" : "", #layout);                                                 \
         CHECK(strcmp(#name, want) == 0, "configuration %s is named for what it is (%s)", #name, want);             \
+        CHECK(!swap || c_thread, "%s: a swapped configuration writes C per thread", #name);                        \
         const hg__kernel_entry *e = hg__find_kernel(id);                                                           \
-        CHECK(e && e->unit_m == (cm) * (bm) && e->unit_n == (cn) * (bn) && e->units_per_sm * (cm) * (cn) == 1.0,   \
-              "%s: its entry models a %d x %d cluster block, one CTA per SM", #name, (cm) * (bm), (cn) * (bn));    \
+        const int um = swap ? (cn) * (bn) : (cm) * (bm), un = swap ? (cm) * (bm) : (cn) * (bn);                    \
+        CHECK(e && e->unit_m == um && e->unit_n == un && e->units_per_sm * (cm) * (cn) == 1.0,                     \
+              "%s: its entry models a %d x %d cluster block of C, one CTA per SM", #name, um, un);                 \
     }
 #include "family/configs.def"
 #undef HG_FAMILY_CONFIG
@@ -635,9 +637,9 @@ static void test_rasterization(void)
  * two pieces per worker in distinct workspace slots, and each piece's view of
  * its tile (first and last worker, every worker's slot) the same as the
  * pieces that really exist. */
-static void check_sk_plan(int64_t tiles, int64_t k_tiles, int64_t workers, int enable)
+static void check_sk_plan_split(int64_t tiles, int64_t k_tiles, int64_t workers, int enable, int64_t max_split)
 {
-    hg_sk_plan p = hg_sk_make(tiles, k_tiles, workers, enable);
+    hg_sk_plan p = hg_sk_make_split(tiles, k_tiles, workers, enable, max_split);
     int64_t rem = tiles % workers;
     int ok_shape = p.tiles == tiles && p.k_tiles == k_tiles && p.workers == workers;
     if (p.sk_workers == 0) {
@@ -646,7 +648,7 @@ static void check_sk_plan(int64_t tiles, int64_t k_tiles, int64_t workers, int e
         int64_t total = rem * k_tiles;
         ok_shape = ok_shape && enable && rem != 0 && p.dp_tiles == tiles - rem && p.sk_workers > rem &&
                    p.sk_workers <= workers && total / p.sk_workers >= HG_SK_MIN_BLOCKS &&
-                   p.sk_workers <= rem * HG_SK_MAX_SPLIT && k_tiles - hg_cdiv(total, p.sk_workers) >= HG_SK_MIN_GAIN;
+                   p.sk_workers <= rem * max_split && k_tiles - hg_cdiv(total, p.sk_workers) >= HG_SK_MIN_GAIN;
     }
     CHECK(ok_shape, "plan T=%lld K=%lld W=%lld: dp %lld, S %lld", (long long)tiles, (long long)k_tiles,
           (long long)workers, (long long)p.dp_tiles, (long long)p.sk_workers);
@@ -704,6 +706,12 @@ static void check_sk_plan(int64_t tiles, int64_t k_tiles, int64_t workers, int e
     free(seen), free(slot_of);
 }
 
+static void check_sk_plan(int64_t tiles, int64_t k_tiles, int64_t workers, int enable)
+{
+    check_sk_plan_split(tiles, k_tiles, workers, enable, HG_SK_MAX_SPLIT);
+    check_sk_plan_split(tiles, k_tiles, workers, enable, HG_FAM_SK_MAX_SPLIT(128, 16));
+}
+
 static void test_stream_k_plan(void)
 {
     static const int64_t cases[][3] = {
@@ -730,6 +738,11 @@ static void test_stream_k_plan(void)
     CHECK(p.sk_workers == 0, "full rounds: no split");
     p = hg_sk_make(70, 10, 66, 1);
     CHECK(p.sk_workers == 0, "a short k: the tail would not shrink by HG_SK_MIN_GAIN");
+    /* decode on a swapped row: 32 tiles of 128 x 16 along n = 4096, k = 14336
+     * (224 k blocks) spread over every SM, not 4 pieces per tile */
+    p = hg_sk_make_split(32, 224, 132, 1, HG_FAM_SK_MAX_SPLIT(128, 16));
+    CHECK(p.dp_tiles == 0 && p.sk_workers == 132, "32 small tiles split over all 132 SMs, got %lld",
+          (long long)p.sk_workers);
 }
 
 static void test_tensor_map_params(void)

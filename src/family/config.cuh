@@ -21,7 +21,7 @@
 #include "../kernels/common.cuh"
 
 template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_, bool A_MN_, bool B_MN_,
-          bool C_THREAD_>
+          bool C_THREAD_, bool SWAP_AB_>
 struct hg_fam_cfg {
     /* ---- the table's choices ---- */
     static constexpr int BM = BM_;         /* tile rows (m) per CTA */
@@ -33,19 +33,30 @@ struct hg_fam_cfg {
      * before it waits for the next one (nothing kept in flight); false: V5's
      * order, one wgmma group kept in flight, the previous stage released. */
     static constexpr bool EARLY_RELEASE = EARLY_RELEASE_;
-    /* The layout: an operand is K-major (false: A stored m x k, opA = N; B
-     * stored n x k, opB = T) or MN-major (true: A stored k x m, opA = T; B
-     * stored k x n, opB = N). */
+    /* true: the kernel computes C^T = B A^T: its "A" (the BM side, wgmma's
+     * m) is the call's B, its "B" (the BN side) the call's A, its m the
+     * call's n. A small m then fills wgmma's narrow n side instead of
+     * wasting most of an m64 atom (decode). Everything below is the
+     * kernel's view; OP_A, OP_B and the epilogue translate. */
+    static constexpr bool SWAP_AB = SWAP_AB_;
+    /* The layout, the kernel's view: an operand is K-major (false: A stored
+     * m x k; B stored n x k) or MN-major (true: A stored k x m; B stored
+     * k x n). */
     static constexpr bool A_MN = A_MN_;
     static constexpr bool B_MN = B_MN_;
-    static constexpr hg_op OP_A = A_MN ? HG_OP_T : HG_OP_N;
-    static constexpr hg_op OP_B = B_MN ? HG_OP_N : HG_OP_T;
+    /* The call's ops (hopgemm.h): opA = N is a K-major A, opB = T a K-major
+     * B; swapped, the call's A is the kernel's B and the other way round. */
+    static constexpr bool CALL_A_MN = SWAP_AB ? B_MN : A_MN;
+    static constexpr bool CALL_B_MN = SWAP_AB ? A_MN : B_MN;
+    static constexpr hg_op OP_A = CALL_A_MN ? HG_OP_T : HG_OP_N;
+    static constexpr hg_op OP_B = CALL_B_MN ? HG_OP_N : HG_OP_T;
     /* true: each consumer thread writes its fragment's elements to C
      * (common.cuh's hg_store_wgmma_acc: 4-byte pairs where aligned, else
      * single elements), so C may break TMA's 16-byte rule (an odd ldc, a
      * base off 16 bytes); the staging below then goes unused. false: the
      * staged TMA-store epilogue (epilogue.cuh). */
     static constexpr bool C_THREAD = C_THREAD_;
+    static_assert(C_THREAD || !SWAP_AB, "a swapped kernel writes C^T per thread (no TMA store of a transpose)");
 
     /* ---- element and instruction geometry ---- */
     static constexpr int ELEM_BYTES = 2;               /* fp16 / bf16 */
@@ -133,7 +144,8 @@ struct hg_fam_cfg {
 
     /* ---- shared memory: the map ---- */
     static constexpr int OFF_EPI = STAGES * STAGE_BYTES;
-    static constexpr int OFF_BARRIERS = OFF_EPI + CONSUMERS * EPI_SLOTS * EPI_CHUNK_BYTES;
+    static constexpr int EPI_BYTES = C_THREAD ? 0 : CONSUMERS * EPI_SLOTS * EPI_CHUNK_BYTES; /* none when per thread */
+    static constexpr int OFF_BARRIERS = OFF_EPI + EPI_BYTES;
     static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS; /* full, empty, C loads */
     static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * 8;       /* stream-K: one u32 per consumer */
     static constexpr int SMEM_USED = OFF_FLAGS + CONSUMERS * 4;
@@ -152,6 +164,7 @@ struct hg_fam_cfg {
     /* ---- stream-K tail (tiling.h): one consumer's fp32 partial per (worker,
      * rank, piece slot, consumer) ---- */
     static constexpr int SK_SLOTS = 2;
+    static constexpr int SK_MAX_SPLIT = HG_FAM_SK_MAX_SPLIT(BM, BN); /* pieces per tile at most */
     static constexpr int SK_GROUP_FLOATS = ACC * WG_THREADS;
     static constexpr size_t SK_WORKER_BYTES = (size_t)CLUSTER * SK_SLOTS * CONSUMERS * SK_GROUP_FLOATS * sizeof(float);
 
@@ -161,8 +174,11 @@ struct hg_fam_cfg {
     static_assert(!A_MN || A_BOX_ROWS % MN_BLOCK == 0, "an MN-major A piece is whole blocks");
     static_assert(!B_MN || B_BOX_ROWS % MN_BLOCK == 0, "an MN-major B piece is whole blocks");
     static_assert(WG_M % MMA_M == 0 && M_ATOMS >= 1, "a consumer's rows are whole m64 atoms");
-    static_assert(BN % EPI_COLS == 0 && BN <= MMA_N_MAX, "BN: one wgmma wide and whole 64-column chunks");
-    static_assert(BN == 64 || BN == 128 || BN == 256, "no wgmma wrapper for this BN (tools/gen_wgmma.py)");
+    static_assert(BN <= MMA_N_MAX && (C_THREAD || BN % EPI_COLS == 0),
+                  "BN: one wgmma wide, and whole 64-column chunks for the staged epilogue");
+    static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256,
+                  "no wgmma wrapper for this BN (tools/gen_wgmma.py)");
+    static_assert(ACC % 4 == 0, "stream-K partials move float4s");
     static_assert(CLUSTER == 1 || CLUSTER == 2, "a cluster of 1 or 2 CTAs");
     static_assert(A_BOX_ROWS <= 256 && B_BOX_ROWS <= 256, "a TMA box is at most 256 rows");
     static_assert(A_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 && B_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 &&

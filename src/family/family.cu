@@ -37,11 +37,12 @@ template <class Cfg> struct hg_fam_host {
     static grid grid_of(const hg__problem *p, const hg__device *d)
     {
         grid g;
-        g.sched.m_units = hg_cdiv(p->m, Cfg::UNIT_M);
-        g.sched.n_units = hg_cdiv(p->n, Cfg::UNIT_N);
+        g.sched.m_units = hg_cdiv(Cfg::SWAP_AB ? p->n : p->m, Cfg::UNIT_M);
+        g.sched.n_units = hg_cdiv(Cfg::SWAP_AB ? p->m : p->n, Cfg::UNIT_N);
         g.clusters = resident_clusters(d);
         if (g.clusters < 1) g.clusters = 1;
-        g.plan = hg_sk_make(g.sched.m_units * g.sched.n_units, hg_cdiv(p->k, Cfg::BK), g.clusters, 1);
+        g.plan = hg_sk_make_split(g.sched.m_units * g.sched.n_units, hg_cdiv(p->k, Cfg::BK), g.clusters, 1,
+                                  Cfg::SK_MAX_SPLIT);
         g.ws_need = hg__sk_workspace_bytes(d, g.plan.sk_workers, Cfg::SK_WORKER_BYTES);
         return g;
     }
@@ -71,10 +72,14 @@ template <class Cfg> struct hg_fam_host {
                               hg__err *e)
     {
         CUtensorMap map_a, map_b, map_c;
-        hg_status st = hg_operand_tensor_map(p, p->A, p->m, p->lda, Cfg::A_MN, Cfg::A_MAP_BOX_INNER,
+        /* The kernel's A and B: the call's, or swapped. */
+        const void *ka = Cfg::SWAP_AB ? p->B : p->A, *kb = Cfg::SWAP_AB ? p->A : p->B;
+        const int64_t ka_rows = Cfg::SWAP_AB ? p->n : p->m, kb_rows = Cfg::SWAP_AB ? p->m : p->n;
+        const int64_t ka_ld = Cfg::SWAP_AB ? p->ldb : p->lda, kb_ld = Cfg::SWAP_AB ? p->lda : p->ldb;
+        hg_status st = hg_operand_tensor_map(p, ka, ka_rows, ka_ld, Cfg::A_MN, Cfg::A_MAP_BOX_INNER,
                                              Cfg::A_MAP_BOX_OUTER, &map_a, e);
         if (st == HG_STATUS_SUCCESS)
-            st = hg_operand_tensor_map(p, p->B, p->n, p->ldb, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, Cfg::B_MAP_BOX_OUTER,
+            st = hg_operand_tensor_map(p, kb, kb_rows, kb_ld, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, Cfg::B_MAP_BOX_OUTER,
                                        &map_b, e);
         if (Cfg::C_THREAD)
             memset(&map_c, 0, sizeof map_c); /* never read: C may break TMA's rules */
@@ -119,9 +124,13 @@ template <class Cfg> struct hg_fam_host {
     }
 };
 
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, layout, speed)                     \
-    typedef hg_fam_cfg<bm, bn, stages, cm, cn, (early) != 0, HG_FAM_OP_A_##layout == HG_OP_T,                  \
-                       HG_FAM_OP_B_##layout == HG_OP_N, (c_thread) != 0>                                       \
+/* The kernel's operand majorness from the call's layout: swapped, its A is
+ * the call's B (MN-major when opB = N) and its B the call's A. */
+#define HG_FAM_KERNEL_A_MN(layout, swap) ((swap) ? HG_FAM_OP_B_##layout == HG_OP_N : HG_FAM_OP_A_##layout == HG_OP_T)
+#define HG_FAM_KERNEL_B_MN(layout, swap) ((swap) ? HG_FAM_OP_A_##layout == HG_OP_T : HG_FAM_OP_B_##layout == HG_OP_N)
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed)               \
+    typedef hg_fam_cfg<bm, bn, stages, cm, cn, (early) != 0, HG_FAM_KERNEL_A_MN(layout, swap),                 \
+                       HG_FAM_KERNEL_B_MN(layout, swap), (c_thread) != 0, (swap) != 0>                         \
         hg__cfg_##name;                                                                                        \
     static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) == hg__cfg_##name::SK_WORKER_BYTES,                   \
                   "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");                  \

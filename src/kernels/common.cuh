@@ -103,6 +103,35 @@ static __device__ __forceinline__ void hg_store_wgmma_acc(const hg_epilogue &e, 
     }
 }
 
+/* Write C[row, col] alone (when inside m x n). */
+template <int DT>
+static __device__ __forceinline__ void hg_store_one(const hg_epilogue &e, int64_t row, int64_t col, float v)
+{
+    if (row >= e.m || col >= e.n) return;
+    uint16_t *c = e.C + row * e.ldc + col;
+    *c = hg_f32_to_elem<DT>(hg_epilogue_value<DT>(e, v, c));
+}
+
+/* Store an m64nN fragment of C^T (a kernel that computes B A^T): its row r,
+ * column c is C's row c, column r. Element by element: a fragment's
+ * neighbours along C's rows sit in other lanes (the 8 lanes of one lane % 4
+ * write 16 contiguous bytes). */
+template <int DT, int N>
+static __device__ __forceinline__ void hg_store_wgmma_acc_t(const hg_epilogue &e, const float *d, int64_t row0,
+                                                            int64_t col0, int tid_in_wg)
+{
+    int warp = tid_in_wg / 32, lane = tid_in_wg % 32;
+    int64_t r = row0 + warp * 16 + lane / 4;
+    int64_t c = col0 + 2 * (lane % 4);
+#pragma unroll
+    for (int j = 0; j < N / 8; j++) {
+        hg_store_one<DT>(e, c + 8 * j, r, d[4 * j + 0]);
+        hg_store_one<DT>(e, c + 8 * j + 1, r, d[4 * j + 1]);
+        hg_store_one<DT>(e, c + 8 * j, r + 8, d[4 * j + 2]);
+        hg_store_one<DT>(e, c + 8 * j + 1, r + 8, d[4 * j + 3]);
+    }
+}
+
 /* The dynamic shared memory, its start rounded up to 1024 bytes: the 128-byte
  * swizzle's atom (8 rows x 128 B) must start 1024-byte aligned. Launchers ask
  * for 1024 bytes more than they use. */
