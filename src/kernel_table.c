@@ -83,6 +83,15 @@ const int hg__kernel_count = (int)(sizeof hg__kernels / sizeof hg__kernels[0]);
  * pipeline drains), in k blocks: calibrated on the H200 at 4096^3, where V6's
  * tail of 16 k blocks per cluster took about 32 (2026-11-29). */
 #define HG_SK_FIXUP_BLOCKS 16.0
+/* ... for partials of 256 KiB per SM (V6's, the family's 128 x 256 rows);
+ * a kernel with smaller ones (a swapped row's 128 x 16 tile: 16 KiB) pays
+ * in proportion. */
+#define HG_SK_FIXUP_REF_BYTES (2.0 * 128 * 256 * sizeof(float))
+static double fixup_blocks(const hg__kernel_entry *k)
+{
+    const double r = (double)k->unit_ws_bytes * k->units_per_sm / HG_SK_FIXUP_REF_BYTES;
+    return HG_SK_FIXUP_BLOCKS * (r < 1.0 ? r : 1.0);
+}
 
 double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d)
 {
@@ -98,7 +107,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
         hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, 1, k->sk_max_split);
         if (sk.sk_workers > 0 && hg__sk_workspace_bytes(d, sk.sk_workers, k->unit_ws_bytes) <= d->workspace_bytes) {
             double tail =
-                ((double)hg_cdiv(hg_sk_units(&sk), sk.sk_workers) + HG_SK_FIXUP_BLOCKS) / (double)k_tiles;
+                ((double)hg_cdiv(hg_sk_units(&sk), sk.sk_workers) + fixup_blocks(k)) / (double)k_tiles;
             double w = floor(tiles / slots) + tail;
             if (w < waves) waves = w;
         }

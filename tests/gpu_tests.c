@@ -448,10 +448,12 @@ static void test_auto(void)
         {HG_OP_T, HG_OP_N, 250, 509, 130, 3, 1.0f, 0.0f, 0, 0},  {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 1, 1.0f, 0.0f, 0, 0},
         /* decode-sized m: the swapped configurations (C^T = B A^T), their
          * tiles split along k (stream-K; k not a multiple of the split or
-         * of 64), beta, an odd ldc, n = 1; m = 65 is past them */
+         * of 64), beta, an odd ldc, n = 1; m = 65 and 120: the unswapped
+         * 128 x 128 and the swapped 128 x 128 */
         {HG_OP_N, HG_OP_T, 1, 4096, 4096, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_N, HG_OP_T, 7, 1000, 2056, 0, 1.0f, 0.5f, 0, 0},
         {HG_OP_N, HG_OP_T, 16, 1, 520, 0, 1.0f, 0.0f, 0, 0},    {HG_OP_N, HG_OP_T, 30, 2304, 4104, 0, 2.0f, 0.0f, 0, 1},
         {HG_OP_N, HG_OP_T, 64, 2048, 8200, 0, 1.0f, 1.0f, 0, 0}, {HG_OP_N, HG_OP_T, 65, 512, 1000, 0, 1.0f, 0.0f, 0, 0},
+        {HG_OP_N, HG_OP_T, 120, 4096, 8200, 0, 1.0f, 0.5f, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int dt = 0; dt < 2; dt++) run_case(h, HG_KERNEL_AUTO, &cases[i], (hg_dtype)dt);
