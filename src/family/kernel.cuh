@@ -138,16 +138,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 pr.epi += hg_prof_clock() - t_drained;
                 continue;
             }
-            if constexpr (Cfg::SWAP_AB) {
+            if constexpr (Cfg::C_THREAD) {
 #pragma unroll
                 for (int i = 0; i < Cfg::M_ATOMS; i++)
-                    hg_store_wgmma_acc_t<DT, Cfg::BN>(epi, acc + i * Cfg::ACC_ATOM, row0 + (int64_t)i * Cfg::MMA_M,
-                                                      offset_n, ctid);
-            } else if constexpr (Cfg::C_THREAD) {
-#pragma unroll
-                for (int i = 0; i < Cfg::M_ATOMS; i++)
-                    hg_store_wgmma_acc<DT, Cfg::BN>(epi, acc + i * Cfg::ACC_ATOM, row0 + (int64_t)i * Cfg::MMA_M,
-                                                    offset_n, ctid);
+                    hg_store_wgmma_acc<DT, Cfg::BN, Cfg::SWAP_AB>(epi, acc + i * Cfg::ACC_ATOM,
+                                                                  row0 + (int64_t)i * Cfg::MMA_M, offset_n, ctid);
             } else {
                 out.tile(&map_c, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
             }

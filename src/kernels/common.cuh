@@ -85,24 +85,6 @@ static __device__ __forceinline__ void hg_store_pair(const hg_epilogue &e, int64
     }
 }
 
-/* Store an m64nN wgmma accumulator fragment (N/2 floats per thread of the warp
- * group) at C[row0.., col0..]. Fragment layout (9.7.15.5.1, D matrix): thread
- * t, warp w = t / 32, lane l: d[i] sits at row 16w + l/4 + 8*((i/2) % 2),
- * column 8*(i/4) + 2*(l%4) + (i%2). */
-template <int DT, int N>
-static __device__ __forceinline__ void hg_store_wgmma_acc(const hg_epilogue &e, const float *d, int64_t row0,
-                                                          int64_t col0, int tid_in_wg)
-{
-    int warp = tid_in_wg / 32, lane = tid_in_wg % 32;
-    int64_t r = row0 + warp * 16 + lane / 4;
-    int64_t c = col0 + 2 * (lane % 4);
-#pragma unroll
-    for (int j = 0; j < N / 8; j++) {
-        hg_store_pair<DT>(e, r, c + 8 * j, d[4 * j + 0], d[4 * j + 1]);
-        hg_store_pair<DT>(e, r + 8, c + 8 * j, d[4 * j + 2], d[4 * j + 3]);
-    }
-}
-
 /* Write C[row, col] alone (when inside m x n). */
 template <int DT>
 static __device__ __forceinline__ void hg_store_one(const hg_epilogue &e, int64_t row, int64_t col, float v)
@@ -112,23 +94,32 @@ static __device__ __forceinline__ void hg_store_one(const hg_epilogue &e, int64_
     *c = hg_f32_to_elem<DT>(hg_epilogue_value<DT>(e, v, c));
 }
 
-/* Store an m64nN fragment of C^T (a kernel that computes B A^T): its row r,
- * column c is C's row c, column r. Element by element: a fragment's
- * neighbours along C's rows sit in other lanes (the 8 lanes of one lane % 4
- * write 16 contiguous bytes). */
-template <int DT, int N>
-static __device__ __forceinline__ void hg_store_wgmma_acc_t(const hg_epilogue &e, const float *d, int64_t row0,
-                                                            int64_t col0, int tid_in_wg)
+/* Store an m64nN wgmma accumulator fragment (N/2 floats per thread of the warp
+ * group) at C[row0.., col0..]. Fragment layout (9.7.15.5.1, D matrix): thread
+ * t, warp w = t / 32, lane l: d[i] sits at row 16w + l/4 + 8*((i/2) % 2),
+ * column 8*(i/4) + 2*(l%4) + (i%2). TRANSPOSED: the fragment is of C^T (a
+ * kernel that computes B A^T), its row r and column c are C's row c and
+ * column r; element by element then, since a fragment's neighbours along
+ * C's rows sit in other lanes (the 8 lanes of one l % 4 write 16
+ * contiguous bytes). */
+template <int DT, int N, bool TRANSPOSED = false>
+static __device__ __forceinline__ void hg_store_wgmma_acc(const hg_epilogue &e, const float *d, int64_t row0,
+                                                          int64_t col0, int tid_in_wg)
 {
     int warp = tid_in_wg / 32, lane = tid_in_wg % 32;
     int64_t r = row0 + warp * 16 + lane / 4;
     int64_t c = col0 + 2 * (lane % 4);
 #pragma unroll
     for (int j = 0; j < N / 8; j++) {
-        hg_store_one<DT>(e, c + 8 * j, r, d[4 * j + 0]);
-        hg_store_one<DT>(e, c + 8 * j + 1, r, d[4 * j + 1]);
-        hg_store_one<DT>(e, c + 8 * j, r + 8, d[4 * j + 2]);
-        hg_store_one<DT>(e, c + 8 * j + 1, r + 8, d[4 * j + 3]);
+        if constexpr (TRANSPOSED) {
+            hg_store_one<DT>(e, c + 8 * j, r, d[4 * j + 0]);
+            hg_store_one<DT>(e, c + 8 * j + 1, r, d[4 * j + 1]);
+            hg_store_one<DT>(e, c + 8 * j, r + 8, d[4 * j + 2]);
+            hg_store_one<DT>(e, c + 8 * j + 1, r + 8, d[4 * j + 3]);
+        } else {
+            hg_store_pair<DT>(e, r, c + 8 * j, d[4 * j + 0], d[4 * j + 1]);
+            hg_store_pair<DT>(e, r + 8, c + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+        }
     }
 }
 
