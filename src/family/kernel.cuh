@@ -35,17 +35,18 @@ template <class Cfg> static __device__ __forceinline__ hg_pipeline hg_fam_pipeli
 }
 
 /* The profiling build's rows (prof.cuh; tools/v6-profile.c reads them).
- * A configuration whose consumers hold two m64 atoms, or write C per thread
- * (its 64-bit addresses), has no register to spare for the counters (it
- * spills): it gets no rows, so its counts are dead code and its profiling
- * build is the shipped kernel. */
+ * A configuration whose consumers hold two m64 atoms, or write a 128 x 256
+ * tile's C per thread (its 64-bit addresses), has no register to spare for
+ * the counters (it spills): it gets no rows, so its counts are dead code and
+ * its profiling build is the shipped kernel. A swapped row's accumulator is
+ * small enough (BN / 2 floats): it gets rows. */
 #ifdef HG_V6_PROFILE
 __device__ uint32_t hg__fam_prof[HG_V6_PROF_CTAS * HG_V6_PROF_FIELDS];
 #endif
 template <class Cfg> static __device__ __forceinline__ uint32_t *hg_fam_prof_rows(void)
 {
 #ifdef HG_V6_PROFILE
-    if constexpr (Cfg::M_ATOMS == 1 && !Cfg::C_THREAD) return hg__fam_prof;
+    if constexpr (Cfg::M_ATOMS == 1 && (!Cfg::C_THREAD || Cfg::SWAP_AB)) return hg__fam_prof;
 #endif
     return nullptr;
 }
