@@ -361,6 +361,45 @@ static void test_dispatch(void)
                   (long long)picks[i].k, (long long)picks[i].ldc, hg_kernel_name(picks[i].want), hg_kernel_name(k));
         }
     }
+    /* Decode-sized m: the narrowest swapped row whose tile holds m (measured
+     * on the H200: 0.81-0.82 of cuBLAS-best at m = 1, 16, 64 with n = k =
+     * 8192, where the unswapped tiles gave about 0.45); a swapped row is
+     * never picked past its m, nor for a large m; an odd ldc keeps the
+     * swapped row (it writes C per thread). */
+    {
+        static const struct {
+            int64_t m, n, k, ldc;
+            hg_kernel want;
+        } dec[] = {{1, 8192, 8192, 8192, HG_KERNEL_SM90_128X16X64_S12_C1X1_SWAP_TN},
+                   {16, 8192, 8192, 8192, HG_KERNEL_SM90_128X16X64_S12_C1X1_SWAP_TN},
+                   {32, 4096, 14336, 4096, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
+                   {64, 8192, 8192, 8192, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
+                   {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
+                   {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X16X64_S12_C1X1_SWAP_TN}};
+        for (size_t i = 0; i < sizeof dec / sizeof dec[0]; i++) {
+            if (!hg__find_kernel(dec[i].want)) continue;
+            CHECK(hg_plan(h, HG_OP_N, HG_OP_T, dec[i].m, dec[i].n, dec[i].k, A, dec[i].k, B, dec[i].k, C, dec[i].ldc,
+                          HG_BF16, &k) == HG_STATUS_SUCCESS &&
+                      k == dec[i].want,
+                  "decode %lld x %lld x %lld takes %s, got %s", (long long)dec[i].m, (long long)dec[i].n,
+                  (long long)dec[i].k, hg_kernel_name(dec[i].want), hg_kernel_name(k));
+        }
+        hg__problem big;
+        memset(&big, 0, sizeof big);
+        big.opA = HG_OP_N, big.opB = HG_OP_T, big.m = 4096, big.n = 4096, big.k = 4096;
+        hg__device dv = fake_device(9, 0);
+        for (int i = 0; i < hg__kernel_count; i++) {
+            const hg__kernel_entry *e = &hg__kernels[i];
+            if (!e->swap_ab) continue;
+            hg__problem over = big;
+            over.m = e->unit_m + 1;
+            CHECK(hg__estimate(e, &over, &dv) == 0.0, "%s is not weighed for m = %lld", e->name, (long long)over.m);
+        }
+        CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 4096, 4096, 4096, A, 4096, B, 4096, C, 4096, HG_BF16, &k) ==
+                      HG_STATUS_SUCCESS &&
+                  !hg__find_kernel(k)->swap_ab,
+              "4096^3 takes an unswapped kernel, got %s", hg_kernel_name(k));
+    }
     /* V6 against V5 in the model: V6 where its cluster tiles fill the
      * waves, V5 where they do not (4096^3: 208 tile pairs on 66 clusters). */
     if (hg__find_kernel(HG_KERNEL_V6) && hg__find_kernel(HG_KERNEL_V5)) {
