@@ -117,6 +117,17 @@ elif [ $rc = 0 ] && grep -qE '^sm90_128x256x64_s4_c2x1_tn +[0-9.]+ +<- auto' <<<
      grep -qE '^sm90_128x256x64_s4_c2x1_nt +[0-9.]+ +<- auto \(on a copy of A\)' <<<"$out3"; then
   ok "bench/plan"; else bad "bench/plan" "rc=$rc: $out ${out2:-} ${out3:-}"; fi
 
+# tools/auto_check.py (#12's rule: AUTO's pick within 5% of the fastest kernel
+# measured on the product): it flags a made-up product where AUTO is 10%
+# slower (exit 1) and passes one where it is 2% slower (exit 0).
+hdr="kernel,dtype,layout,m,n,k,lda,ldb,ldc,beta,ms,status,note"
+printf '%s\n%s\n%s\n' "$hdr" "auto,f16,TN,64,64,64,64,64,64,0,1.10,ok,auto runs x" \
+  "sm90_a,f16,TN,64,64,64,64,64,64,0,1.00,ok," >"$tmp/over.csv"
+printf '%s\n%s\n%s\n' "$hdr" "auto,f16,TN,64,64,64,64,64,64,0,1.02,ok,auto runs x" \
+  "sm90_a,f16,TN,64,64,64,64,64,64,0,1.00,ok," >"$tmp/within.csv"
+if out=$(python3 tools/auto_check.py "$tmp/within.csv" 2>&1) && ! out2=$(python3 tools/auto_check.py "$tmp/over.csv" 2>&1) &&
+   grep -q '^OVER ' <<<"$out2"; then ok "tools/auto_check"; else bad "tools/auto_check" "$out ${out2:-}"; fi
+
 # The test binary: CPU tier, then GPU tier (skipped with the reason where no GPU).
 gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then gpu=1; fi

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Checks AUTO's picks against what the tool measured (#12: hg_plan never picks a
+configuration measured more than 5% slower than another one that could serve the
+product). Reads hopgemm-bench CSVs that hold, per product, an `auto` row (its note
+names the kernel AUTO ran) and rows of the other hopgemm kernels timed on the same
+product (for example `--kernel auto,family`); kernels that cannot serve the
+product have no time and are left out.
+
+    tools/auto_check.py bench/results/FILE.csv [...] [--tolerance 0.05]
+
+Prints one line per product: AUTO's kernel and time, the fastest kernel and
+time, and AUTO's excess over it; marks the products where the excess passes the
+tolerance, and exits 1 if any does (0 otherwise, 2 on unusable input). A product
+measured in several files or runs keeps the fastest row of each kernel. Standard
+library only.
+"""
+import argparse
+import csv
+import sys
+
+HG_PREFIXES = ("sm90_", "v", "generic")
+
+
+def product_key(r):
+    return (int(r["m"]), int(r["n"]), int(r["k"]), r["layout"], r["dtype"], float(r.get("beta") or 0),
+            r.get("lda"), r.get("ldb"), r.get("ldc"))
+
+
+def load(paths):
+    """{product: {"auto": (ms, kernel AUTO ran), kernel: ms, ...}}"""
+    prods = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                if r.get("status") != "ok" or not r.get("ms"):
+                    continue
+                ms = float(r["ms"])
+                p = prods.setdefault(product_key(r), {})
+                name = r["kernel"]
+                if name == "auto":
+                    note = r.get("note") or ""
+                    ran = note[len("auto runs "):].split()[0] if note.startswith("auto runs ") else "?"
+                    if "auto" not in p or ms < p["auto"][0]:
+                        p["auto"] = (ms, ran)
+                elif name.startswith(HG_PREFIXES):
+                    p[name] = min(ms, p.get(name, ms))
+    return prods
+
+
+def label(key):
+    m, n, k, layout, dtype, beta = key[:6]
+    return f"{m}x{n}x{k} {layout} {dtype}" + (f" b={beta:g}" if beta else "")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("csv", nargs="+")
+    ap.add_argument("--tolerance", type=float, default=0.05, help="allowed excess of AUTO's time (default 0.05)")
+    args = ap.parse_args()
+    prods = load(args.csv)
+    checked = bad = 0
+    for key in sorted(prods, key=lambda k: k[:6]):
+        p = prods[key]
+        others = {k: v for k, v in p.items() if k != "auto"}
+        if "auto" not in p or not others:
+            continue
+        auto_ms, ran = p["auto"]
+        # AUTO's own kernel, timed as itself, counts at the better of its two times
+        if ran in others:
+            auto_ms = min(auto_ms, others[ran])
+        best = min(others, key=others.get)
+        excess = auto_ms / others[best] - 1.0
+        flag = excess > args.tolerance
+        checked += 1
+        bad += flag
+        print(f"{'OVER ' if flag else 'ok   '}{label(key):36s} auto runs {ran:36s} {auto_ms:9.4f} ms; "
+              f"fastest {best:36s} {others[best]:9.4f} ms; excess {100 * excess:+6.1f}%")
+    if checked == 0:
+        print("auto_check.py: no product has both an auto row and another kernel's row", file=sys.stderr)
+        return 2
+    print(f"{checked} products, {bad} where AUTO's pick is more than {100 * args.tolerance:.0f}% slower")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
