@@ -94,10 +94,8 @@ typedef struct {
     size_t (*workspace)(const hg__problem *p, const hg__device *d);
     /* The one layout it serves (generic: every layout). */
     hg_op op_a, op_b;
-    /* The fraction of the device's copy bandwidth it reaches when the call
-     * is bound by moving A, B and C (a small m): AUTO's memory floor. */
-    double bw;
-    /* 1: a family row that computes C^T (configs.def's SWAP_AB). */
+    /* 1: a family row that computes C^T (configs.def's SWAP_AB); AUTO's
+     * memory floor then takes HG_BW_SWAP, else HG_BW_TILED. */
     int swap_ab;
     /* The stream-K split's most pieces per tile (tiling.h). */
     int sk_max_split;

@@ -48,7 +48,6 @@
      hg__##name##_workspace,                                                                                       \
      HG_FAM_OP_A_##layout,                                                                                         \
      HG_FAM_OP_B_##layout,                                                                                         \
-     (swap) ? HG_BW_SWAP : HG_BW_TILED,                                                                            \
      swap,                                                                                                         \
      HG_FAM_SK_MAX_SPLIT(bm, bn)},
 
@@ -57,21 +56,21 @@ const hg__kernel_entry hg__kernels[] = {
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
      hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N,
-     HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
+     HG_OP_T, 0, HG_SK_MAX_SPLIT},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
+     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
-     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, HG_BW_TILED, 0, HG_SK_MAX_SPLIT},
+     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT},
 };
 
 #undef HG_FAMILY_CONFIG
@@ -117,11 +116,11 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * the kernel's share of the copy bandwidth, against the time of the
      * math at `rate`; the estimate keeps the larger. */
     const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
-    if (flops <= 0.0 || k->bw <= 0.0) return rate;
+    if (flops <= 0.0) return rate;
     const double bytes = 2.0 * ((double)p->m * (double)p->k + (double)p->n * (double)p->k +
                                 (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0));
     const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);
-    const double t_mem = bytes / (k->bw * HG_MODEL_COPY_BW);
+    const double t_mem = bytes / ((k->swap_ab ? HG_BW_SWAP : HG_BW_TILED) * HG_MODEL_COPY_BW);
     /* (flops over the floor's time, not rate * t_math / t_mem: kernels on
      * the same floor then tie exactly, and the earlier entry wins) */
     return t_mem > t_math ? flops / (t_mem * HG_MODEL_REF_FLOPS) : rate;
