@@ -104,13 +104,7 @@ template <class Cfg> struct hg_fam_host {
         if (Cfg::CLUSTER == 1) cfg.numAttrs = 0;
         void *args[8] = {(void *)&map_a, (void *)&map_b,   (void *)&map_c,     (void *)&epi,
                          (void *)&g.plan, (void *)&g.sched, (void *)&partials, (void *)&counters};
-        cudaError_t err = cudaLaunchKernelExC(&cfg, fn, args);
-        if (err != cudaSuccess) {
-            (void)cudaGetLastError();
-            hg__err_set(e, "%s: launch failed: %s", name, cudaGetErrorString(err));
-            return HG_STATUS_EXECUTION_FAILED;
-        }
-        return hg_launch_status(name, e);
+        return hg_launch_ex(&cfg, fn, args, name, e);
     }
 
     static hg_status launch(const char *name, const hg__problem *p, const hg__device *d, struct CUstream_st *s,

@@ -173,8 +173,6 @@ static __device__ __forceinline__ void hg_wgmma_128x128_k64_wait(float *acc0, fl
 
 /* ---- host side of a TMA launcher ------------------------------------------ */
 
-/* A (m x k) and B (n x k) of a TN problem as 2-D tensor maps with 128-byte
- * swizzled boxes of 64 (k) x rows. */
 /* One operand, A (mn = m) or B (mn = n), as a 2-D tensor map, 128-byte
  * swizzled, boxes of box_inner x box_outer elements: K-major (stored mn x k,
  * k contiguous) or MN-major (stored k x mn, mn contiguous). */
@@ -193,6 +191,8 @@ static inline hg_status hg_operand_tensor_map(const hg__problem *p, const void *
     return hg__tmap_encode(map, ptr, p->dtype, &t, e);
 }
 
+/* A (m x k) and B (n x k) of a TN problem as 2-D tensor maps with 128-byte
+ * swizzled boxes of 64 (k) x rows. */
 static inline hg_status hg_tn_tensor_maps(const hg__problem *p, uint32_t a_box_rows, uint32_t b_box_rows,
                                           CUtensorMap *map_a, CUtensorMap *map_b, hg__err *e)
 {
@@ -256,6 +256,20 @@ static inline cudaLaunchConfig_t hg_cluster_launch_config(cudaLaunchAttribute at
     cfg.attrs = attr;
     cfg.numAttrs = 1;
     return cfg;
+}
+
+/* Queue a configured launch (a cluster kernel's); a failure is reported
+ * under the kernel's name. */
+static inline hg_status hg_launch_ex(const cudaLaunchConfig_t *cfg, const void *fn, void **args, const char *name,
+                                     hg__err *e)
+{
+    cudaError_t err = cudaLaunchKernelExC(cfg, fn, args);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        hg__err_set(e, "%s: launch failed: %s", name, cudaGetErrorString(err));
+        return HG_STATUS_EXECUTION_FAILED;
+    }
+    return hg_launch_status(name, e);
 }
 
 /* A stream-K plan's memory in the launch's workspace: the counters at its

@@ -664,13 +664,7 @@ static hg_status v6_launch_t(const hg__problem *p, const hg__device *d, cudaStre
 
     void *args[9] = {(void *)&map_a,     (void *)&map_b,      (void *)&map_c,      (void *)&epi,     (void *)&g.plan,
                      (void *)&g.m_pairs, (void *)&g.n_blocks, (void *)&partials, (void *)&counters};
-    cudaError_t err = cudaLaunchKernelExC(&cfg, (const void *)kern, args);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        hg__err_set(e, "v6: launch failed: %s", cudaGetErrorString(err));
-        return HG_STATUS_EXECUTION_FAILED;
-    }
-    return hg_launch_status("v6", e);
+    return hg_launch_ex(&cfg, (const void *)kern, args, "v6", e);
 }
 
 template <bool MCAST, bool TMA_EPI>
