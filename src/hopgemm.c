@@ -336,9 +336,9 @@ hg_status hg_get_workspace_size(hg_handle h, hg_op opA, hg_op opB, int64_t m, in
     hg_status s = plan(h, "hg_get_workspace_size", &p, SIZE_MAX, &cp);
     const hg__kernel_entry *e = cp.kernel;
     if (s != HG_STATUS_SUCCESS || e == NULL) return s;
+    const hg__device d = planning_device(h, SIZE_MAX);
     size_t kernel_bytes = 0;
     if (e->workspace && h->real) {
-        hg__device d = planning_device(h, SIZE_MAX);
         void *saved;
         hg__err err;
         s = hg__ctx_enter(&h->ctx, &saved, &err);
@@ -346,7 +346,6 @@ hg_status hg_get_workspace_size(hg_handle h, hg_op opA, hg_op opB, int64_t m, in
         kernel_bytes = e->workspace(cp.repacked ? &cp.r.inner : &p, &d);
         hg__ctx_leave(&h->ctx, saved);
     }
-    const hg__device d = planning_device(h, SIZE_MAX);
     *bytes = cp.repacked ? hg__repack_workspace(&cp.r, &d, kernel_bytes) : kernel_bytes;
     return HG_STATUS_SUCCESS;
 }

@@ -2,9 +2,10 @@
  * repack.c: a call whose A or B breaks TMA's rules (an lda or ldb that is
  * not a multiple of 8 elements, a base off 16 bytes) still runs a TMA
  * kernel: the offending operand is first copied, by one launch of
- * kernels/repack.cu on the call's stream, into the workspace with its rows padded to a
- * multiple of 8 elements, and the kernel reads the copy. The padding is
- * never read (the tensor map's extent stops at the operand's true width).
+ * kernels/repack.cu on the call's stream, into the workspace with its rows
+ * padded to a multiple of 8 elements, and the kernel reads the copy. The
+ * padding is never read (the tensor map's extent stops at the operand's
+ * true width).
  *
  * The workspace is [the kernel's own need (at least the counters), rounded
  * up | copy of A | copy of B]: the stream-K counters stay at the start,
