@@ -97,8 +97,10 @@ typedef struct {
     /* 1: a family row that computes C^T (configs.def's SWAP_AB); AUTO's
      * memory floor then takes HG_BW_SWAP, else HG_BW_TILED. */
     int swap_ab;
-    /* The stream-K split's most pieces per tile (tiling.h). */
+    /* The stream-K split's most pieces per tile (tiling.h), and whether a
+     * long k raises it (hg_sk_split_for_k: the family's rows). */
     int sk_max_split;
+    int sk_long_k;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a

@@ -112,6 +112,23 @@ HG_HD hg_sk_plan hg_sk_make_split(int64_t tiles, int64_t k_tiles, int64_t worker
     return p;
 }
 
+/* The family's rule for a long k: a tile may be cut into one piece per
+ * HG_SK_LONG_K_BLOCKS k blocks when that is more than max_split (the fixup
+ * reads grow with the pieces, the work of each piece with k), so a few tiles
+ * of a long k (256 x 256 x 131072: 2 cluster blocks of 2048 k blocks) reach
+ * every SM. Only when the usual split leaves more than half of the workers
+ * idle: past that, more pieces no longer line up with the tiles and their
+ * fixups cost more than the idle workers (1024 x 1024 x 32768 on the
+ * 128 x 256 row: 107 us with 4 pieces per tile over 64 of 66 clusters, 143 us
+ * with 66 unaligned pieces). */
+#define HG_SK_LONG_K_BLOCKS 64
+HG_HD int64_t hg_sk_split_for_k(int64_t max_split, int64_t k_tiles, int64_t tiles, int64_t workers)
+{
+    const int64_t rem = workers > 0 ? tiles % workers : 0;
+    if (2 * rem * max_split >= workers) return max_split;
+    const int64_t by_k = k_tiles / HG_SK_LONG_K_BLOCKS;
+    return by_k > max_split ? by_k : max_split;
+}
 HG_HD hg_sk_plan hg_sk_make(int64_t tiles, int64_t k_tiles, int64_t workers, int enable)
 {
     return hg_sk_make_split(tiles, k_tiles, workers, enable, HG_SK_MAX_SPLIT);

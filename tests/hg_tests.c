@@ -778,6 +778,20 @@ static void test_stream_k_plan(void)
     CHECK(p.sk_workers == 0, "full rounds: no split");
     p = hg_sk_make(70, 10, 66, 1);
     CHECK(p.sk_workers == 0, "a short k: the tail would not shrink by HG_SK_MIN_GAIN");
+    /* a long k: 256 x 256 x 131072 on the 128 x 128 row (2 cluster blocks of
+     * 2048 k blocks) cuts each block 32 ways, not 8, and reaches 64 of the
+     * 66 clusters; a short k keeps the row's own limit */
+    CHECK(hg_sk_split_for_k(8, 2048, 2, 66) == 32 && hg_sk_split_for_k(8, 64, 2, 66) == 8 &&
+              hg_sk_split_for_k(4, 511, 1, 66) == 7,
+          "hg_sk_split_for_k");
+    /* 1024 x 1024 x 32768 on the 128 x 256 row: 16 cluster blocks in 4
+     * pieces already reach 64 of 66 clusters, so the row's own limit stays */
+    CHECK(hg_sk_split_for_k(4, 512, 16, 66) == 4, "a long k with enough tiles keeps max_split");
+    p = hg_sk_make_split(2, 2048, 66, 1, hg_sk_split_for_k(HG_FAM_SK_MAX_SPLIT(128, 128), 2048, 2, 66));
+    CHECK(p.dp_tiles == 0 && p.sk_workers == 64, "256 x 256 x 131072 splits over 64 clusters, got %lld",
+          (long long)p.sk_workers);
+    check_sk_plan_split(2, 2048, 66, 1, hg_sk_split_for_k(HG_FAM_SK_MAX_SPLIT(128, 128), 2048, 2, 66));
+    check_sk_plan_split(5, 4099, 132, 1, hg_sk_split_for_k(HG_SK_MAX_SPLIT, 4099, 5, 132));
     /* decode on a swapped row: 32 tiles of 128 x 16 along n = 4096, k = 14336
      * (224 k blocks) spread over every SM, not 4 pieces per tile */
     p = hg_sk_make_split(32, 224, 132, 1, HG_FAM_SK_MAX_SPLIT(128, 16));

@@ -41,8 +41,9 @@ template <class Cfg> struct hg_fam_host {
         g.sched.n_units = hg_cdiv(Cfg::SWAP_AB ? p->m : p->n, Cfg::UNIT_N);
         g.clusters = resident_clusters(d);
         if (g.clusters < 1) g.clusters = 1;
-        g.plan = hg_sk_make_split(g.sched.m_units * g.sched.n_units, hg_cdiv(p->k, Cfg::BK), g.clusters, 1,
-                                  Cfg::SK_MAX_SPLIT);
+        const int64_t tiles = g.sched.m_units * g.sched.n_units, k_tiles = hg_cdiv(p->k, Cfg::BK);
+        g.plan = hg_sk_make_split(tiles, k_tiles, g.clusters, 1,
+                                  hg_sk_split_for_k(Cfg::SK_MAX_SPLIT, k_tiles, tiles, g.clusters));
         g.ws_need = hg__sk_workspace_bytes(d, g.plan.sk_workers, Cfg::SK_WORKER_BYTES);
         return g;
     }
