@@ -376,12 +376,12 @@ static void test_dispatch(void)
         static const struct {
             int64_t m, n, k, ldc;
             hg_kernel want;
-        } dec[] = {{1, 8192, 8192, 8192, HG_KERNEL_SM90_128X16X64_S12_C1X1_SWAP_TN},
-                   {16, 8192, 8192, 8192, HG_KERNEL_SM90_128X16X64_S12_C1X1_SWAP_TN},
+        } dec[] = {{1, 8192, 8192, 8192, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
+                   {16, 8192, 8192, 8192, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
                    {32, 4096, 14336, 4096, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
                    {64, 8192, 8192, 8192, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
-                   {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X16X64_S12_C1X1_SWAP_TN}};
+                   {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN}};
         for (size_t i = 0; i < sizeof dec / sizeof dec[0]; i++)
             if (hg__find_kernel(dec[i].want))
                 check_auto_pick(h, A, B, C, dec[i].m, dec[i].n, dec[i].k, dec[i].ldc, HG_BF16, dec[i].want);
