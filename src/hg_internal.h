@@ -115,6 +115,19 @@ typedef struct {
  * and the device-to-device copy bandwidth, both measured on the H200. */
 #define HG_MODEL_REF_FLOPS 7.5e14
 #define HG_MODEL_COPY_BW 4.3e12
+/* A swapped row serves an m of up to HG_SWAP_MAX_M_UNITS of its units and
+ * no more than HG_SWAP_MAX_M (past that the unswapped tiles' math wins:
+ * 256 x 256 x 131072, 128 x 128 swapped 78.1 us, unswapped 69.8), so B
+ * passes through it once per unit. With whole tiles the units of one n
+ * block run side by side (the raster band): B comes from HBM once and the
+ * passes from L2, at HG_MODEL_L2_BW (a guess, not measured here); a split
+ * tile's pieces drift apart in k, so there every pass is charged to HBM.
+ * H200, 2026-11-30: 64 x 8192 x 8192 on the 128 x 32 row (2 passes, whole
+ * tiles) 39.5 us, on 128 x 64 (1 pass, split) 45.8; 64 x 8192 x 28672 on 128
+ * x 32 (2 passes, split) 162 us, on 128 x 64 129. */
+#define HG_SWAP_MAX_M_UNITS 4
+#define HG_SWAP_MAX_M 128
+#define HG_MODEL_L2_BW 1.0e13
 
 /* AUTO's estimate of a kernel's throughput on this problem, relative to
  * cuBLAS-best: its full-wave speed times the fraction of the slots' time

@@ -95,16 +95,21 @@ static double fixup_blocks(const hg__kernel_entry *k)
 
 double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d)
 {
-    /* A swapped row is for an m that fits its tile: past that it streams all
-     * of B once per unit of m, the work an unswapped tile does once. */
-    if (k->swap_ab && p->m > k->unit_m) return 0.0;
+    /* A swapped row is for a decode-sized m of a few of its units: past that
+     * it streams all of B once per unit of m, the work an unswapped tile
+     * does once (hg_internal.h). */
+    const double m_units = ceil((double)p->m / k->unit_m);
+    if (k->swap_ab && (m_units > HG_SWAP_MAX_M_UNITS || p->m > HG_SWAP_MAX_M)) return 0.0;
     double tiles = ceil((double)p->m / k->unit_m) * ceil((double)p->n / k->unit_n);
     double slots = floor(d->sm_count * k->units_per_sm);
     if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);
+    int split_tiles = 0; /* the plan cuts tiles into pieces */
     if (k->unit_k > 0 && p->k > 0 && tiles < 9e15) {
         int64_t k_tiles = hg_cdiv(p->k, k->unit_k);
-        const int64_t split = k->sk_long_k ? hg_sk_split_for_k(k->sk_max_split, k_tiles, (int64_t)tiles, (int64_t)slots) : k->sk_max_split;
+        const int64_t split = k->sk_long_k
+                                  ? hg_sk_split_for_k(k->sk_max_split, k_tiles, (int64_t)tiles, (int64_t)slots)
+                                  : k->sk_max_split;
         hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, 1, split);
         if (sk.sk_workers > 0 && hg__sk_workspace_bytes(d, sk.sk_workers, k->unit_ws_bytes) <= d->workspace_bytes) {
             /* The last piece of a tile reads every piece's partial: past
@@ -114,19 +119,29 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
             double tail =
                 ((double)hg_cdiv(hg_sk_units(&sk), sk.sk_workers) + fixup_blocks(k) * grow) / (double)k_tiles;
             double w = floor(tiles / slots) + tail;
-            if (w < waves) waves = w;
+            if (w < waves) {
+                waves = w;
+                split_tiles = 1;
+            }
         }
     }
     const double rate = k->speed * tiles / (waves * slots);
     /* The memory floor: the time to move A, B and C (C twice with beta) at
      * the kernel's share of the copy bandwidth, against the time of the
-     * math at `rate`; the estimate keeps the larger. */
+     * math at `rate`; the estimate keeps the larger. A swapped row over
+     * several m units passes over B once per unit: from L2 with whole
+     * tiles, from HBM with split ones (hg_internal.h). */
     const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
     if (flops <= 0.0) return rate;
-    const double bytes = 2.0 * ((double)p->m * (double)p->k + (double)p->n * (double)p->k +
-                                (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0));
+    const double b_bytes = 2.0 * (double)p->n * (double)p->k;
+    const double b_passes = k->swap_ab ? m_units : 1.0;
+    const double bytes = 2.0 * ((double)p->m * (double)p->k +
+                                (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0)) +
+                         b_bytes * (split_tiles ? b_passes : 1.0);
     const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);
-    const double t_mem = bytes / ((k->swap_ab ? HG_BW_SWAP : HG_BW_TILED) * HG_MODEL_COPY_BW);
+    double t_mem = bytes / ((k->swap_ab ? HG_BW_SWAP : HG_BW_TILED) * HG_MODEL_COPY_BW);
+    const double t_l2 = b_bytes * b_passes / HG_MODEL_L2_BW;
+    if (!split_tiles && t_l2 > t_mem) t_mem = t_l2;
     /* (flops over the floor's time, not rate * t_math / t_mem: kernels on
      * the same floor then tie exactly, and the earlier entry wins) */
     return t_mem > t_math ? flops / (t_mem * HG_MODEL_REF_FLOPS) : rate;

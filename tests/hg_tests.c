@@ -367,11 +367,15 @@ static void test_dispatch(void)
         for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++)
             check_auto_pick(h, A, B, C, picks[i].m, picks[i].n, picks[i].k, picks[i].ldc, HG_F16, picks[i].want);
     }
-    /* Decode-sized m: the narrowest swapped row whose tile holds m (measured
-     * on the H200: 0.81-0.82 of cuBLAS-best at m = 1, 16, 64 with n = k =
-     * 8192, where the unswapped tiles gave about 0.45); a swapped row is
-     * never picked past its m, nor for a large m; an odd ldc keeps the
-     * swapped row (it writes C per thread). */
+    /* Decode-sized m (H200, median of 3): the narrowest swapped row whose
+     * tile holds m, or a narrower one over up to HG_SWAP_MAX_M_UNITS m units
+     * when that keeps whole tiles (64 x 8192 x 8192: 128 x 32 in 2 units
+     * 39.2 us, 128 x 64 split 45.5; 128 x 8192 x 8192: 128 x 64 in 2 units
+     * 42.5, 128 x 128 49.9; 128 x 1024 x 4096: 128 x 64 15.4, the unswapped
+     * 128 x 128 18.4), but not when the narrower row's tiles are split (64 x
+     * 8192 x 28672: 128 x 64 129 us, 128 x 32 162); a swapped row is never
+     * picked past HG_SWAP_MAX_M_UNITS units or HG_SWAP_MAX_M, nor for a large
+     * m; an odd ldc keeps the swapped row (it writes C per thread). */
     {
         static const struct {
             int64_t m, n, k, ldc;
@@ -379,7 +383,12 @@ static void test_dispatch(void)
         } dec[] = {{1, 8192, 8192, 8192, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
                    {16, 8192, 8192, 8192, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
                    {32, 4096, 14336, 4096, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
-                   {64, 8192, 8192, 8192, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
+                   {48, 8192, 8192, 8192, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
+                   {64, 8192, 8192, 8192, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
+                   {64, 8192, 28672, 8192, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
+                   {64, 57344, 8192, 57344, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
+                   {128, 8192, 8192, 8192, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
+                   {128, 1024, 4096, 1024, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN}};
         for (size_t i = 0; i < sizeof dec / sizeof dec[0]; i++)
@@ -393,8 +402,12 @@ static void test_dispatch(void)
             const hg__kernel_entry *e = &hg__kernels[i];
             if (!e->swap_ab) continue;
             hg__problem over = big;
-            over.m = e->unit_m + 1;
+            over.m = e->unit_m * HG_SWAP_MAX_M_UNITS < HG_SWAP_MAX_M ? e->unit_m * HG_SWAP_MAX_M_UNITS + 1
+                                                                      : HG_SWAP_MAX_M + 1;
             CHECK(hg__estimate(e, &over, &dv) == 0.0, "%s is not weighed for m = %lld", e->name, (long long)over.m);
+            over.m = e->unit_m + 1;
+            CHECK(over.m > HG_SWAP_MAX_M || hg__estimate(e, &over, &dv) > 0.0, "%s is weighed for m = %lld",
+                  e->name, (long long)over.m);
         }
         CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 4096, 4096, 4096, A, 4096, B, 4096, C, 4096, HG_BF16, &k) ==
                       HG_STATUS_SUCCESS &&
