@@ -3,7 +3,8 @@
 # check (HGMMA where wgmma is meant), and a benchmark; logs under $OUT (or
 # ./gpu-check-out), a short table last.
 #   tools/gpu-check.sh [--no-tests] [--no-sanitize] [--no-bench] [--bench "ARGS"]
-# KERNELS="v6 auto" limits the tests and the sanitizers to those kernels.
+# KERNELS="v6 auto" limits the tests and the sanitizers to those kernels;
+# TEST_JOBS=N runs N test processes at once (default 4), TEST_TIMEOUT each.
 set -u
 OUT=${OUT:-gpu-check-out}; mkdir -p "$OUT"
 BUILD=${BUILD:-build}
@@ -38,23 +39,38 @@ fi
 } | tee -a "$summary"
 
 # The GPU tier, one process per kernel (a trap or a hang in one kernel does
-# not take the others down), with the debug build's trapping waits if present.
+# not take the others down), with the debug build's trapping waits if present;
+# TEST_JOBS processes at once (default 4), and the sanitizers alongside: both
+# check correctness, not speed, so they may share the GPU. The bench runs
+# after both, alone.
 TEST_BUILD=${TEST_BUILD:-$BUILD/debug}
 [ -x "$TEST_BUILD/hg-tests" ] || TEST_BUILD=$BUILD
+if [ $sanitize = 1 ]; then
+  (timeout 900 bash tools/sanitize.sh "$BUILD" >"$OUT/sanitize-table.txt" 2>&1; echo $? >"$OUT/sanitize.rc") &
+  sanitizer_pid=$!
+fi
 if [ $tests = 1 ]; then
-  : > "$OUT/tests.log"
-  for k in ${KERNELS:-$("$BUILD/hopgemm-bench" --list | awk '$1 ~ /^(generic|v[0-9]|sm90_.*)$/ {print $1}') auto}; do
+  logs=$(mktemp -d)
+  one_kernel() { # kernel: its tier in one process; a line of result, then its failures
+    local start rc
     start=$(date +%s)
-    timeout ${TEST_TIMEOUT:-300} "$TEST_BUILD/hg-tests" --gpu-only --kernel "$k" >"$OUT/t.log" 2>&1; rc=$?
-    cat "$OUT/t.log" >>"$OUT/tests.log"
-    note "tests $k: rc=$rc $(tail -1 "$OUT/t.log") ($(( $(date +%s) - start )) s)"
-    grep -E "^(FAIL|    )" "$OUT/t.log" | head -12 | tee -a "$summary"
+    timeout "${TEST_TIMEOUT:-300}" "$TEST_BUILD/hg-tests" --gpu-only --kernel "$1" >"$logs/$1.log" 2>&1; rc=$?
+    { echo "tests $1: rc=$rc $(tail -1 "$logs/$1.log") ($(( $(date +%s) - start )) s)"
+      grep -E "^(FAIL|    )" "$logs/$1.log" | head -12; } >"$logs/$1.result"
+  }
+  export -f one_kernel; export TEST_BUILD logs
+  kernels=${KERNELS:-$("$BUILD/hopgemm-bench" --list | awk '$1 ~ /^(generic|v[0-9]|sm90_.*)$/ {print $1}') auto}
+  tr ' ' '\n' <<<"$kernels" | grep . | xargs -P "${TEST_JOBS:-4}" -I{} bash -c 'one_kernel {}'
+  : > "$OUT/tests.log"
+  for k in $kernels; do
+    cat "$logs/$k.log" >>"$OUT/tests.log" 2>/dev/null
+    if [ -f "$logs/$k.result" ]; then tee -a "$summary" <"$logs/$k.result"; else note "tests $k: no result"; fi
   done
-  rm -f "$OUT/t.log"
+  rm -rf "$logs"
 fi
 if [ $sanitize = 1 ]; then
-  timeout 900 bash tools/sanitize.sh "$BUILD" >"$OUT/sanitize-table.txt" 2>&1; rc=$?
-  note "sanitizers: rc=$rc"; cat "$OUT/sanitize-table.txt" | tee -a "$summary" | tail -40
+  wait "$sanitizer_pid"
+  note "sanitizers: rc=$(cat "$OUT/sanitize.rc")"; cat "$OUT/sanitize-table.txt" | tee -a "$summary" | tail -40
 fi
 if [ $bench = 1 ]; then
   timeout 900 "$BUILD/hopgemm-bench" $bench_args --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>"$OUT/bench.err"; rc=$?
