@@ -350,6 +350,13 @@ typedef struct {
 } hg__region;
 int hg__regions_meet(hg__region x, hg__region y);
 
+/* TMA's rules for one operand of 2-byte elements: its base 16-byte aligned,
+ * its leading dimension a multiple of 8 elements (16 bytes). The one place
+ * they are written: the checks below, the copy of a ragged A or B
+ * (repack.c) and the tensor maps (tensormap.c) all ask these. */
+static inline int hg__tma_base_ok(const void *ptr) { return (((uintptr_t)ptr) & 15) == 0; }
+static inline int hg__tma_ld_ok(int64_t ld) { return (ld & 7) == 0; }
+
 /* The conditions every TMA kernel shares: one layout (V0..V6: TN), 16-byte
  * aligned A, B, C, leading dimensions multiples of 8 elements, an sm_90
  * device. NULL when met, else the sentence. The _ab_ forms: the same for A

@@ -100,7 +100,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * does once (hg_internal.h). */
     const double m_units = ceil((double)p->m / k->unit_m);
     if (k->swap_ab && (m_units > HG_SWAP_MAX_M_UNITS || p->m > HG_SWAP_MAX_M)) return 0.0;
-    double tiles = ceil((double)p->m / k->unit_m) * ceil((double)p->n / k->unit_n);
+    double tiles = m_units * ceil((double)p->n / k->unit_n);
     double slots = floor(d->sm_count * k->units_per_sm);
     if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);

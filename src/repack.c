@@ -26,8 +26,9 @@
 #define HG_REPACK_COPY_FIXED_S 3.0e-6
 #define HG_REPACK_COPY_BYTES_PER_S (0.7 * HG_MODEL_COPY_BW)
 
-/* TMA's rules for an operand (hg__tma_layout_ab_can_serve has the others). */
-static int breaks_tma(const void *ptr, int64_t ld) { return (((uintptr_t)ptr) & 15) != 0 || (ld & 7) != 0; }
+/* TMA's rules for an operand (hg_internal.h; hg__tma_layout_ab_can_serve
+ * has the others). */
+static int breaks_tma(const void *ptr, int64_t ld) { return !hg__tma_base_ok(ptr) || !hg__tma_ld_ok(ld); }
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 

@@ -14,7 +14,7 @@
 
 const char *hg__tmap_check(const hg__tmap_params *tp, const void *base)
 {
-    if (((uintptr_t)base & 15) != 0) return "the base address is not 16-byte aligned.";
+    if (!hg__tma_base_ok(base)) return "the base address is not 16-byte aligned.";
     for (int i = 0; i < 2; i++) {
         if (tp->dim[i] == 0 || tp->dim[i] > ((uint64_t)1 << 32)) return "a dimension is 0 or above 2^32.";
         if (tp->box[i] == 0 || tp->box[i] > 256) return "a box dimension is 0 or above 256.";

@@ -140,8 +140,8 @@ const char *hg__tma_layout_ab_can_serve(const hg__problem *p, const hg__device *
     };
     if (d->cc_major != 9 || d->cc_minor != 0) return "needs an sm_90 (Hopper) device.";
     if (p->opA != opA || p->opB != opB) return only[opA == HG_OP_T][opB == HG_OP_T];
-    if ((((uintptr_t)p->A) | ((uintptr_t)p->B)) & 15) return "needs A and B 16-byte aligned (TMA).";
-    if ((p->lda | p->ldb) & 7) return "needs lda and ldb multiples of 8 elements (TMA).";
+    if (!hg__tma_base_ok(p->A) || !hg__tma_base_ok(p->B)) return "needs A and B 16-byte aligned (TMA).";
+    if (!hg__tma_ld_ok(p->lda) || !hg__tma_ld_ok(p->ldb)) return "needs lda and ldb multiples of 8 elements (TMA).";
     if (p->k == 0) return "k = 0 leaves no product to compute.";
     if (p->m > ((int64_t)1 << 31) - 1 || p->n > ((int64_t)1 << 31) - 1 || p->k > ((int64_t)1 << 31) - 1)
         return "sizes above 2^31 - 1 exceed TMA's 32-bit coordinates.";
@@ -165,7 +165,7 @@ const char *hg__tma_layout_can_serve(const hg__problem *p, const hg__device *d, 
 
 int hg__tma_c_ok(const hg__problem *p)
 {
-    return (((uintptr_t)p->C) & 15) == 0 && (p->ldc & 7) == 0 && p->ldc < ((int64_t)1 << 36);
+    return hg__tma_base_ok(p->C) && hg__tma_ld_ok(p->ldc) && p->ldc < ((int64_t)1 << 36);
 }
 
 const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d)
