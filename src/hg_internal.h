@@ -101,6 +101,9 @@ typedef struct {
      * long k raises it (hg_sk_split_for_k: the family's rows). */
     int sk_max_split;
     int sk_long_k;
+    /* 1: a tile past HG_SK_FIXUP_GROUP pieces is summed in two levels
+     * (HG_FAM_SK_TREE). */
+    int sk_tree;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
@@ -180,6 +183,12 @@ HG_DECLARE_KERNEL(v6);
 #define HG_FAM_SK_MAX_SPLIT(bm, bn) \
     ((128 * 256 / ((bm) * (bn))) > 1 ? HG_SK_MAX_SPLIT * (128 * 256 / ((bm) * (bn))) : HG_SK_MAX_SPLIT)
 
+/* Whether a family tile past HG_SK_FIXUP_GROUP pieces is summed in two
+ * levels (scheduler.cuh): tiles up to 128 x 128; a 128 x 256 tile's
+ * consumers spill with the second level's code beside their 128
+ * accumulators, so they keep the one-level sum. */
+#define HG_FAM_SK_TREE(bm, bn) ((bm) * (bn) <= 128 * 128)
+
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
  * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,
  * 4 without the stream-K tail. */
@@ -197,6 +206,10 @@ size_t hg__v6_workspace(const hg__problem *p, const hg__device *d);
 /* Every workspace, the caller's too, starts on this boundary, and so does
  * each part of it (counters, partials: 16-byte vector stores). */
 #define HG_WS_ALIGN 256
+
+/* Counter words per SM: V6 uses 4 per cluster (2 per SM), the family's
+ * two-level stream-K fixup up to 6 (scheduler.cuh). */
+#define HG_WS_COUNTERS_PER_SM 8
 
 /* Every workspace begins with counters: hg__ws_counter_bytes(d) bytes, zero
  * before a launch and left zero by every launch. A stream-K plan over

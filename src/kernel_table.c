@@ -50,28 +50,29 @@
      HG_FAM_OP_B_##layout,                                                                                         \
      swap,                                                                                                         \
      HG_FAM_SK_MAX_SPLIT(bm, bn),                                                                                  \
-     1},
+     1,                                                                                                            \
+     HG_FAM_SK_TREE(bm, bn)},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
      hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N,
-     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0},
+     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0},
+     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
-     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0},
+     hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0},
 };
 
 #undef HG_FAMILY_CONFIG
@@ -112,10 +113,15 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
                                   : k->sk_max_split;
         hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, 1, split);
         if (sk.sk_workers > 0 && hg__sk_workspace_bytes(d, sk.sk_workers, k->unit_ws_bytes) <= d->workspace_bytes) {
-            /* The last piece of a tile reads every piece's partial: past
-             * HG_SK_MAX_SPLIT pieces, the fixup grows with them. */
+            /* The last piece of a tile reads every piece's partial (with
+             * sk_tree, past HG_SK_FIXUP_GROUP pieces: its group's, then the
+             * groups' sums): past HG_SK_MAX_SPLIT reads, the fixup grows
+             * with them. */
             const double pieces = ceil((double)sk.sk_workers / (double)(sk.tiles - sk.dp_tiles));
-            const double grow = pieces > HG_SK_MAX_SPLIT ? pieces / HG_SK_MAX_SPLIT : 1.0;
+            const double reads = k->sk_tree && pieces > HG_SK_FIXUP_GROUP
+                                     ? HG_SK_FIXUP_GROUP + ceil(pieces / HG_SK_FIXUP_GROUP)
+                                     : pieces;
+            const double grow = reads > HG_SK_MAX_SPLIT ? reads / HG_SK_MAX_SPLIT : 1.0;
             double tail =
                 ((double)hg_cdiv(hg_sk_units(&sk), sk.sk_workers) + fixup_blocks(k) * grow) / (double)k_tiles;
             double w = floor(tiles / slots) + tail;

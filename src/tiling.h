@@ -122,6 +122,9 @@ HG_HD hg_sk_plan hg_sk_make_split(int64_t tiles, int64_t k_tiles, int64_t worker
  * 128 x 256 row: 107 us with 4 pieces per tile over 64 of 66 clusters, 143 us
  * with 66 unaligned pieces). */
 #define HG_SK_LONG_K_BLOCKS 64
+/* A family tile of more pieces than this is summed in two levels, groups of
+ * this many pieces first (scheduler.cuh's hg_fam_sk_fixup). */
+#define HG_SK_FIXUP_GROUP 8
 HG_HD int64_t hg_sk_split_for_k(int64_t max_split, int64_t k_tiles, int64_t tiles, int64_t workers)
 {
     const int64_t rem = workers > 0 ? tiles % workers : 0;

@@ -24,9 +24,6 @@
 
 #include "hg_internal.h"
 
-/* Counter words per SM: V6 uses 4 per cluster (2 per SM); room for more. */
-#define HG_WS_COUNTERS_PER_SM 8
-
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 size_t hg__ws_counter_bytes(const hg__device *d)

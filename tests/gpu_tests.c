@@ -252,7 +252,8 @@ static void test_v3(void) { run_kernel_tn(HG_KERNEL_V3); }
 static void test_v4(void) { run_kernel_tn(HG_KERNEL_V4); }
 static void test_v5(void) { run_kernel_tn(HG_KERNEL_V5); }
 /* V6's stream-K tail (tiling.h): shapes whose last round is split over the
- * clusters of a 132-SM H200 (66 clusters), pieces per tile from 2 to 5,
+ * clusters of a 132-SM H200 (66 clusters), pieces per tile from 2 to 5 (and
+ * to 16 where a long k lets the family cut more),
  * k not a multiple of 64, a cluster's second tile wholly below C, beta. The
  * first two are small enough for compute-sanitizer. Run in sequence on one
  * handle, so a counter left non-zero by one launch breaks the next. */
@@ -264,6 +265,10 @@ static const gcase sk_cases[] = {
     {HG_OP_N, HG_OP_T, 2500, 2000, 4000, 0, -0.5f, 0.75f, 0, 0},  /* the same with every edge */
     {HG_OP_N, HG_OP_T, 4096, 4096, 4096, 0, 1.0f, 0.0f, 0, 0},    /* 3 rounds + 10 pairs */
     {HG_OP_N, HG_OP_T, 8192, 8192, 8192, 0, 1.0f, 0.0f, 0, 0},    /* 12 rounds + 40 pairs */
+    /* a long k (hg_sk_split_for_k): 9 pieces a tile (a group of 8 and one
+     * of 1 on the family's two-level fixup), then 16 a tile (2 groups of 8) */
+    {HG_OP_N, HG_OP_T, 256, 256, 40000, 0, 1.0f, 0.0f, 0, 0},
+    {HG_OP_N, HG_OP_T, 128, 256, 65536, 8, 1.0f, 0.5f, 0, 0},
 };
 
 /* The same call three times gives the same bits: the tail's partials are

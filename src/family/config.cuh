@@ -165,6 +165,7 @@ struct hg_fam_cfg {
      * rank, piece slot, consumer) ---- */
     static constexpr int SK_SLOTS = 2;
     static constexpr int SK_MAX_SPLIT = HG_FAM_SK_MAX_SPLIT(BM, BN); /* pieces per tile at most */
+    static constexpr bool SK_TREE = HG_FAM_SK_TREE(BM, BN);          /* two-level fixup (scheduler.cuh) */
     static constexpr int SK_GROUP_FLOATS = ACC * WG_THREADS;
     static constexpr size_t SK_WORKER_BYTES = (size_t)CLUSTER * SK_SLOTS * CONSUMERS * SK_GROUP_FLOATS * sizeof(float);
 

@@ -60,39 +60,96 @@ static __device__ __forceinline__ float4 *hg_fam_sk_partial(float *ws, int64_t w
     return (float4 *)(ws + group * (int64_t)Cfg::SK_GROUP_FLOATS);
 }
 
+/* Leaves acc at `dst` (a partial's place, this thread's first float4). */
+template <class Cfg> static __device__ __forceinline__ void hg_fam_sk_leave(const float *acc, float4 *dst)
+{
+#pragma unroll
+    for (int i = 0; i < Cfg::ACC / 4; i++)
+        __stcg(dst + i * Cfg::WG_THREADS, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+}
+
+/* Sums into acc, in worker order, the partials that workers v0, v0 + step,
+ * ... <= v1 left for tail tile j (deterministic: the order never depends on
+ * timing). */
+template <class Cfg>
+static __device__ __forceinline__ void hg_fam_sk_gather(float *acc, const hg_sk_plan &plan, int64_t j, int64_t v0,
+                                                        int64_t v1, int64_t step, uint32_t rank, int wg, int ctid,
+                                                        float *ws)
+{
+#pragma unroll
+    for (int i = 0; i < Cfg::ACC; i++) acc[i] = 0.0f;
+    for (int64_t v = v0; v <= v1; v += step) {
+        const float4 *part = hg_fam_sk_partial<Cfg>(ws, v, rank, hg_sk_slot_of(&plan, v, j), wg) + ctid;
+#pragma unroll
+        for (int i = 0; i < Cfg::ACC / 4; i++) {
+            float4 x = __ldcg(part + i * Cfg::WG_THREADS);
+            acc[4 * i] += x.x, acc[4 * i + 1] += x.y, acc[4 * i + 2] += x.z, acc[4 * i + 3] += x.w;
+        }
+    }
+}
+
+/* Counts this consumer's arrival at `count`: true for the last of
+ * `arrivals`, which then resets it for the next launch once it has read
+ * (nothing else touches it after the last). The writes before it are
+ * released, and the others' acquired by the last, as in V6's protocol
+ * (docs/v6.md). */
+template <class Cfg>
+static __device__ __forceinline__ bool hg_fam_sk_arrive(uint32_t *count, int64_t arrivals, int ctid, int bar_id,
+                                                        volatile uint32_t *last_flag)
+{
+    hg_bar_sync(bar_id, Cfg::WG_THREADS);
+    if (ctid == 0) *last_flag = hg_atom_add_acq_rel_gpu(count, 1) == (uint32_t)(arrivals - 1);
+    hg_bar_sync(bar_id, Cfg::WG_THREADS);
+    return *last_flag;
+}
+
 /* After a consumer finished its piece of a tail tile: leave the partial,
  * count it, and if this is the tile's last piece to finish, sum every
  * piece's partial, in k order, into acc and return true (the caller then
  * writes C as for a whole tile); else return false. No piece waits for
- * another, so nothing can hang on a worker that is not resident. The
- * protocol (bar.sync, one acq_rel add at gpu scope, ld.global.cg reads, the
- * counter reset by the last piece) is V6's; docs/v6.md explains it. */
+ * another, so nothing can hang on a worker that is not resident.
+ *
+ * With SK_TREE, a tile of more than HG_SK_FIXUP_GROUP pieces (a long k cut
+ * many ways) is summed in two levels, so that no one consumer reads every
+ * partial: the last piece of each group of HG_SK_FIXUP_GROUP sums its group
+ * and leaves the sum in place of the group's first partial; the last group
+ * to finish sums the groups' sums, in group order. Still deterministic (the
+ * plan fixes the groups) and still without waiting.
+ *
+ * Counters: one per tail tile, rank and consumer; then one per group, named
+ * by its first worker and that worker's slot for the tile. Fewer than (1 +
+ * SK_SLOTS) * CONSUMERS per SM in all, as tail tiles < workers and workers x
+ * CLUSTER <= SMs. */
 template <class Cfg>
 static __device__ __forceinline__ bool hg_fam_sk_fixup(float *acc, const hg_sk_plan &plan, const hg_sk_piece &pc,
                                                        int64_t worker, uint32_t rank, int wg, int ctid, int bar_id,
                                                        volatile uint32_t *last_flag, float *ws, uint32_t *counters)
 {
-    constexpr int VECS = Cfg::ACC / 4;
-    float4 *mine = hg_fam_sk_partial<Cfg>(ws, worker, rank, pc.slot, wg) + ctid;
-#pragma unroll
-    for (int i = 0; i < VECS; i++)
-        __stcg(mine + i * Cfg::WG_THREADS, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
-    hg_bar_sync(bar_id, Cfg::WG_THREADS);
-    uint32_t *count = counters + (pc.sk_tile * Cfg::CLUSTER + rank) * Cfg::CONSUMERS + wg;
-    const uint32_t pieces = (uint32_t)(pc.last_worker - pc.first_worker + 1);
-    if (ctid == 0) *last_flag = hg_atom_add_acq_rel_gpu(count, 1) == pieces - 1;
-    hg_bar_sync(bar_id, Cfg::WG_THREADS);
-    if (!*last_flag) return false;
-#pragma unroll
-    for (int i = 0; i < Cfg::ACC; i++) acc[i] = 0.0f;
-    for (int64_t v = pc.first_worker; v <= pc.last_worker; v++) {
-        const float4 *part = hg_fam_sk_partial<Cfg>(ws, v, rank, hg_sk_slot_of(&plan, v, pc.sk_tile), wg) + ctid;
-#pragma unroll
-        for (int i = 0; i < VECS; i++) {
-            float4 x = __ldcg(part + i * Cfg::WG_THREADS);
-            acc[4 * i] += x.x, acc[4 * i + 1] += x.y, acc[4 * i + 2] += x.z, acc[4 * i + 3] += x.w;
-        }
+    static_assert((1 + Cfg::SK_SLOTS) * Cfg::CONSUMERS <= HG_WS_COUNTERS_PER_SM,
+                  "the two-level fixup's counters fit the workspace's");
+    const int64_t j = pc.sk_tile, first = pc.first_worker, last = pc.last_worker, pieces = last - first + 1;
+    hg_fam_sk_leave<Cfg>(acc, hg_fam_sk_partial<Cfg>(ws, worker, rank, pc.slot, wg) + ctid);
+    uint32_t *tile_count = counters + (j * Cfg::CLUSTER + rank) * Cfg::CONSUMERS + wg;
+    if (!Cfg::SK_TREE || pieces <= HG_SK_FIXUP_GROUP) {
+        if (!hg_fam_sk_arrive<Cfg>(tile_count, pieces, ctid, bar_id, last_flag)) return false;
+        hg_fam_sk_gather<Cfg>(acc, plan, j, first, last, 1, rank, wg, ctid, ws);
+        if (ctid == 0) hg_st_relaxed_gpu(tile_count, 0);
+        return true;
     }
-    if (ctid == 0) hg_st_relaxed_gpu(count, 0);
+    if constexpr (Cfg::SK_TREE) {
+        const int64_t g_first = first + (worker - first) / HG_SK_FIXUP_GROUP * HG_SK_FIXUP_GROUP;
+        const int64_t g_last = g_first + HG_SK_FIXUP_GROUP - 1 < last ? g_first + HG_SK_FIXUP_GROUP - 1 : last;
+        const int g_slot = hg_sk_slot_of(&plan, g_first, j);
+        uint32_t *group_count = counters + (plan.tiles - plan.dp_tiles) * Cfg::CLUSTER * Cfg::CONSUMERS +
+                                ((g_first * Cfg::SK_SLOTS + g_slot) * Cfg::CLUSTER + rank) * Cfg::CONSUMERS + wg;
+        if (!hg_fam_sk_arrive<Cfg>(group_count, g_last - g_first + 1, ctid, bar_id, last_flag)) return false;
+        hg_fam_sk_gather<Cfg>(acc, plan, j, g_first, g_last, 1, rank, wg, ctid, ws);
+        if (ctid == 0) hg_st_relaxed_gpu(group_count, 0);
+        hg_fam_sk_leave<Cfg>(acc, hg_fam_sk_partial<Cfg>(ws, g_first, rank, g_slot, wg) + ctid);
+        if (!hg_fam_sk_arrive<Cfg>(tile_count, hg_cdiv(pieces, HG_SK_FIXUP_GROUP), ctid, bar_id, last_flag))
+            return false;
+        hg_fam_sk_gather<Cfg>(acc, plan, j, first, last, HG_SK_FIXUP_GROUP, rank, wg, ctid, ws);
+        if (ctid == 0) hg_st_relaxed_gpu(tile_count, 0);
+    }
     return true;
 }
