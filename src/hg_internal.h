@@ -130,6 +130,10 @@ typedef struct {
  * x 32 (2 passes, split) 162 us, on 128 x 64 129. */
 #define HG_SWAP_MAX_M_UNITS 4
 #define HG_SWAP_MAX_M 128
+/* Past those, a swapped row whose tiles fill one wave whole, at least 1 /
+ * HG_SWAP_WHOLE_WAVE of the slots, up to HG_SWAP_MAX_M_UNITS_WHOLE units. */
+#define HG_SWAP_WHOLE_WAVE 1.25
+#define HG_SWAP_MAX_M_UNITS_WHOLE 16
 #define HG_MODEL_L2_BW 1.0e13
 
 /* AUTO's estimate of a kernel's throughput on this problem, relative to
