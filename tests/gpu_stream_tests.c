@@ -277,23 +277,33 @@ static void test_graph(void)
 /* hg_create allocates nothing on the device; the size queries; a caller's
  * workspace (dirty when handed over) gives the library's bits; one too small
  * by a byte still gives right answers; NULL hands it back. */
+enum { WORKSPACE_MEMORY_TRIES = 3 };
 static void test_user_workspace(void)
 {
     if (!v6_wanted()) SKIP("v6 not registered or filtered out by --kernel");
     size_t free0 = 0, free1 = 0, total = 0;
     hg_handle h0 = gpu_handle(); /* the context exists from here on */
     if (!h0) return;
-    hg_destroy(h0);
-    int ok = cuda_ok(cudaMemGetInfo(&free0, &total), "cudaMemGetInfo");
-    hg_handle h = gpu_handle();
-    if (!h) return;
-    ok = ok && cuda_ok(cudaMemGetInfo(&free1, &total), "cudaMemGetInfo");
     size_t most = 0;
-    CHECK(hg_get_max_workspace_size(h, &most) == HG_STATUS_SUCCESS && most > 0, "the most workspace: %zu", most);
-    /* The free-memory count moves in pages and with a sanitizer's own
-     * allocations; the workspace hg_create used to take is all of `most`. */
-    CHECK(ok && free1 + most / 4 >= free0, "hg_create took %lld bytes of device memory",
-          (long long)free0 - (long long)free1);
+    CHECK(hg_get_max_workspace_size(h0, &most) == HG_STATUS_SUCCESS && most > 0, "the most workspace: %zu", most);
+    hg_destroy(h0);
+    /* The free-memory count is the device's: it moves in pages, with a
+     * sanitizer's own allocations and with other processes on the same GPU.
+     * The workspace hg_create used to take is all of `most`, every time; a
+     * neighbour's allocation does not land in all of three tries. */
+    hg_handle h = NULL;
+    long long took = 0;
+    int ok = 0;
+    for (int attempt = 0; attempt < WORKSPACE_MEMORY_TRIES && !ok; attempt++) {
+        if (h) hg_destroy(h);
+        int got = cuda_ok(cudaMemGetInfo(&free0, &total), "cudaMemGetInfo");
+        h = gpu_handle();
+        if (!h) return;
+        got = got && cuda_ok(cudaMemGetInfo(&free1, &total), "cudaMemGetInfo");
+        took = (long long)free0 - (long long)free1;
+        ok = got && free1 + most / 4 >= free0;
+    }
+    CHECK(ok, "hg_create took %lld bytes of device memory (%d tries)", took, WORKSPACE_MEMORY_TRIES);
     CHECK(hg_set_kernel(h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "choose v6");
     operands o;
     uint16_t *ref = NULL, *host = NULL;
