@@ -6,7 +6,7 @@ argument 1, MN-major). The register lists are too long to write by hand; run
 `python3 tools/gen_wgmma.py` after changing SHAPES."""
 import sys
 
-SHAPES = [16, 32, 64, 128, 160, 256]
+SHAPES = [16, 32, 64, 128, 160, 192, 256]
 TYPES = [("f16", "f16"), ("bf16", "bf16")]
 
 out = []

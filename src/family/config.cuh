@@ -82,8 +82,13 @@ struct hg_fam_cfg {
      * (__launch_bounds__(THREADS, 1)); the producer gives up what the
      * consumers take. */
     static constexpr int REGS_AT_ENTRY = 65536 / THREADS;
-    static constexpr int REGS_CONSUMER = 232;
-    static constexpr int REGS_PRODUCER = 40;
+    /* ptxas 13.0 spills the 128 x 192 tile's kernel (4-24 bytes, in one
+     * build or another) with every split from 232 / 40 to 208 / 88, and in
+     * none of the three builds with 200 / 104; its 96 accumulators leave the
+     * consumers room. */
+    static constexpr bool NARROW_CONSUMERS = BN == 192;
+    static constexpr int REGS_CONSUMER = NARROW_CONSUMERS ? 200 : 232;
+    static constexpr int REGS_PRODUCER = NARROW_CONSUMERS ? 104 : 40;
 
     /* ---- cluster and multicast ---- */
     static constexpr int CLUSTER = CM * CN;
@@ -177,7 +182,7 @@ struct hg_fam_cfg {
     static_assert(WG_M % MMA_M == 0 && M_ATOMS >= 1, "a consumer's rows are whole m64 atoms");
     static_assert(BN <= MMA_N_MAX && (C_THREAD || BN % EPI_COLS == 0),
                   "BN: one wgmma wide, and whole 64-column chunks for the staged epilogue");
-    static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256,
+    static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 192 || BN == 256,
                   "no wgmma wrapper for this BN (tools/gen_wgmma.py)");
     static_assert(ACC % 4 == 0, "stream-K partials move float4s");
     static_assert(CLUSTER == 1 || CLUSTER == 2, "a cluster of 1 or 2 CTAs");
