@@ -135,6 +135,14 @@ typedef struct {
 #define HG_SWAP_WHOLE_WAVE 1.25
 #define HG_SWAP_MAX_M_UNITS_WHOLE 16
 #define HG_MODEL_L2_BW 1.0e13
+/* An operand larger than this does not stay in L2 between two tiles that
+ * read it at different k (half the H200's 50 MB L2; a rule fitted to two
+ * products, not a measured size): 1024 x 1024 x 32768 on the 128 x 192
+ * row, 24 tiles in 66 unaligned pieces, 159 us, against 104 on 128 x 256's
+ * 16 tiles in 64 aligned ones (A and B 64 MB each; H200, 2026-12-01, fresh
+ * 3); 512 x 4096 x 14336 bf16 (A 15 MB, B 117 MB) on 128 x 192, 44 tiles in
+ * 66 pieces, 90.7 us, the fastest row. */
+#define HG_MODEL_L2_RESIDENT 2.5e7
 
 /* AUTO's estimate of a kernel's throughput on this problem, relative to
  * cuBLAS-best: its full-wave speed times the fraction of the slots' time

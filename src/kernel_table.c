@@ -112,6 +112,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);
     int split_tiles = 0; /* the plan cuts tiles into pieces */
+    int drifting = 0;    /* ... all of them, and neighbouring tiles' pieces run at different k */
     if (k->unit_k > 0 && p->k > 0 && tiles < 9e15) {
         int64_t k_tiles = hg_cdiv(p->k, k->unit_k);
         const int64_t split = k->sk_long_k
@@ -134,10 +135,20 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
             if (w < waves) {
                 waves = w;
                 split_tiles = 1;
+                drifting = sk.dp_tiles == 0 && sk.sk_workers % sk.tiles != 0;
             }
         }
     }
-    const double rate = k->speed * tiles / (waves * slots);
+    /* One wave of whole tiles takes one tile's time, a ragged edge's tiles
+     * included: the rate counts only the part of them inside C (256^3:
+     * 128 x 128's two cluster tiles 8.1 us, 128 x 192's two, a third of them
+     * outside C, 8.7; H200, fresh 3). Past one wave or with split tiles the
+     * speeds and the fixup's cost were fitted without it, and with it 512 x
+     * 4096 x 14336 bf16 would take 128 x 256 (100.8 us) over 128 x 192
+     * (90.7). */
+    const double fill = waves == 1.0 && !split_tiles ? (double)p->m * (double)p->n / (tiles * k->unit_m * k->unit_n)
+                                                     : 1.0;
+    const double rate = k->speed * fill * tiles / (waves * slots);
     /* The memory floor: the time to move A, B and C (C twice with beta) at
      * the kernel's share of the copy bandwidth, against the time of the
      * math at `rate`; the estimate keeps the larger. A swapped row over
@@ -145,11 +156,19 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * tiles, from HBM with split ones (hg_internal.h). */
     const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
     if (flops <= 0.0) return rate;
+    const double a_bytes = 2.0 * (double)p->m * (double)p->k;
     const double b_bytes = 2.0 * (double)p->n * (double)p->k;
     const double b_passes = k->swap_ab ? m_units : 1.0;
-    const double bytes = 2.0 * ((double)p->m * (double)p->k +
-                                (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0)) +
-                         b_bytes * (split_tiles ? b_passes : 1.0);
+    /* When every tile is split and the pieces do not line up with the
+     * tiles (workers not a multiple of them), the tiles that share a block
+     * of A (B) read it at different k: an operand too large to stay in L2
+     * comes from HBM once per tile that reads it (hg_internal.h). A stream-K
+     * tail after whole waves is left out: not measured. */
+    const int from_hbm_per_tile = drifting && !k->swap_ab;
+    const double a_reads = from_hbm_per_tile && a_bytes > HG_MODEL_L2_RESIDENT ? ceil((double)p->n / k->unit_n) : 1.0;
+    const double b_reads = from_hbm_per_tile && b_bytes > HG_MODEL_L2_RESIDENT ? m_units : 1.0;
+    const double bytes = a_bytes * a_reads + 2.0 * (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0) +
+                         b_bytes * (split_tiles ? b_passes * b_reads : 1.0);
     const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);
     double t_mem = bytes / ((k->swap_ab ? HG_BW_SWAP : HG_BW_TILED) * HG_MODEL_COPY_BW);
     const double t_l2 = b_bytes * b_passes / HG_MODEL_L2_BW;
