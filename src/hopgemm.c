@@ -9,6 +9,19 @@
 
 #include "hg_internal.h"
 
+/* What AUTO's choice depends on, beyond the handle's device: the call's
+ * shape, layout and type, whether C is read, the low bits of the pointers
+ * (TMA's and the copies' alignment rules) and the workspace a call may get.
+ * Servers repeat a few shapes: the last key's choice is kept, so a repeat
+ * skips the model (hg__estimate over every kernel). */
+typedef struct {
+    int64_t m, n, k, lda, ldb, ldc;
+    int ops, dtype, beta_nonzero;
+    unsigned low_a, low_b, low_c;
+    size_t ws_limit;
+} plan_key;
+#define PLAN_KEY_LOW_BITS 0xFFu /* alignment up to 256 bytes */
+
 struct hg_handle_s {
     hg__device dev; /* workspace fields unused: see ws */
     hg__ctx ctx;    /* where the work runs (none for a test's made-up device) */
@@ -16,6 +29,10 @@ struct hg_handle_s {
     cudaStream_t stream;
     hg_kernel kernel;
     hg__ws ws;
+    /* AUTO's last choice: valid when `last_kernel` is set */
+    plan_key last_key;
+    const hg__kernel_entry *last_kernel;
+    int last_repacked;
     char err[256];
 };
 
@@ -256,6 +273,19 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
     const hg__device d = planning_device(h, ws_limit);
     (void)hg__repack_plan(p, &cp->r);
     if (h->kernel == HG_KERNEL_AUTO) {
+        plan_key key;
+        memset(&key, 0, sizeof key); /* padding too: the keys are compared as bytes */
+        key.m = p->m, key.n = p->n, key.k = p->k, key.lda = p->lda, key.ldb = p->ldb, key.ldc = p->ldc;
+        key.ops = (int)p->opA * 2 + (int)p->opB, key.dtype = (int)p->dtype, key.beta_nonzero = p->beta != 0.0f;
+        key.low_a = (unsigned)((uintptr_t)p->A & PLAN_KEY_LOW_BITS);
+        key.low_b = (unsigned)((uintptr_t)p->B & PLAN_KEY_LOW_BITS);
+        key.low_c = (unsigned)((uintptr_t)p->C & PLAN_KEY_LOW_BITS);
+        key.ws_limit = ws_limit;
+        if (h->last_kernel && memcmp(&key, &h->last_key, sizeof key) == 0) {
+            cp->kernel = h->last_kernel;
+            cp->repacked = h->last_repacked;
+            return ok(h);
+        }
         double best = -1.0;
         for (int i = 0; i < hg__kernel_count; i++) {
             const hg__kernel_entry *k = &hg__kernels[i];
@@ -267,7 +297,12 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
                 cp->repacked = repacked;
             }
         }
-        if (cp->kernel) return ok(h);
+        if (cp->kernel) {
+            h->last_key = key;
+            h->last_kernel = cp->kernel;
+            h->last_repacked = cp->repacked;
+            return ok(h);
+        }
         return fail(h, HG_STATUS_INTERNAL_ERROR, "%s: no registered kernel serves this call (a bug).", who);
     }
     const hg__kernel_entry *k = hg__find_kernel(h->kernel);
