@@ -99,8 +99,8 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     /* A swapped row is for a decode-sized m of a few of its units: past that
      * it streams all of B once per unit of m, the work an unswapped tile
      * does once (hg_internal.h). */
-    const double m_units = ceil((double)p->m / k->unit_m);
-    double tiles = m_units * ceil((double)p->n / k->unit_n);
+    const double m_units = ceil((double)p->m / k->unit_m), n_units = ceil((double)p->n / k->unit_n);
+    double tiles = m_units * n_units;
     double slots = floor(d->sm_count * k->units_per_sm);
     /* ... or for a mid-sized m whose tiles fill one wave whole (1024^3: 128
      * tiles of 64 x 128 on the 128 x 64 row, 10.7 us against 15.2 for the
@@ -165,7 +165,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * comes from HBM once per tile that reads it (hg_internal.h). A stream-K
      * tail after whole waves is left out: not measured. */
     const int from_hbm_per_tile = drifting && !k->swap_ab;
-    const double a_reads = from_hbm_per_tile && a_bytes > HG_MODEL_L2_RESIDENT ? ceil((double)p->n / k->unit_n) : 1.0;
+    const double a_reads = from_hbm_per_tile && a_bytes > HG_MODEL_L2_RESIDENT ? n_units : 1.0;
     const double b_reads = from_hbm_per_tile && b_bytes > HG_MODEL_L2_RESIDENT ? m_units : 1.0;
     const double bytes = a_bytes * a_reads + 2.0 * (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0) +
                          b_bytes * (split_tiles ? b_passes * b_reads : 1.0);
