@@ -87,6 +87,10 @@ struct hg_fam_cfg {
      * none of the three builds with 200 / 104; its 96 accumulators leave the
      * consumers room. */
     static constexpr bool NARROW_CONSUMERS = BN == 192;
+    /* Whether the staged epilogue applies hg_matmul's bias and activation:
+     * not where its code spills (hg_internal.h's HG_FAM_FUSES_EPILOGUE
+     * says the same to dispatch). */
+    static constexpr bool FUSES_EPILOGUE = HG_FAM_FUSES_EPILOGUE(BM, BN);
     static constexpr int REGS_CONSUMER = NARROW_CONSUMERS ? 200 : 232;
     static constexpr int REGS_PRODUCER = NARROW_CONSUMERS ? 104 : 40;
 

@@ -29,7 +29,7 @@
 
 #include "config.cuh"
 
-template <class Cfg, int DT> struct hg_fam_epilogue {
+template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
     uint8_t *slots;  /* this consumer's EPI_SLOTS chunks */
     uint64_t *cbar;  /* per slot: its C load's barrier */
     uint32_t seq;    /* chunks staged so far: the slot is seq % EPI_SLOTS */
@@ -48,13 +48,17 @@ template <class Cfg, int DT> struct hg_fam_epilogue {
      * w = t / 32, lane l: frag[4j + 2h + e] is element (16w + l/4 + 8h,
      * 8j + 2(l%4) + e) of the chunk. Each pair (e = 0, 1) is one 4-byte
      * st.shared. */
-    static __device__ __forceinline__ void stage(uint8_t *slot, const float *frag, const hg_epilogue &epi, int ctid)
+    static __device__ __forceinline__ void stage(uint8_t *slot, const float *frag, const hg_epilogue &epi,
+                                                 int64_t col0, int ctid)
     {
         constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8; /* the fragment's geometry */
         const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
         const int r = warp * WARP_ROWS + lane / QUAD;
         const int c = 2 * (lane % QUAD);
         const bool with_c = epi.beta != 0.0f;
+        /* hg_matmul's bias and activation; a column past n (a chunk on C's
+         * edge) is never stored, and its bias is not read. */
+        const bool finish = EPI && (epi.bias != nullptr || epi.act != HG_ACT_NONE);
 #pragma unroll
         for (int j = 0; j < Cfg::EPI_COLS / PAIR_COLS; j++) {
 #pragma unroll
@@ -65,6 +69,11 @@ template <class Cfg, int DT> struct hg_fam_epilogue {
                     const uint32_t old = *dst;
                     v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old & 0xFFFF));
                     v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old >> 16));
+                }
+                if (finish) {
+                    const int64_t col = col0 + c + PAIR_COLS * j;
+                    if (col < epi.n) v0 = hg_epilogue_finish<DT>(epi, v0, col);
+                    if (col + 1 < epi.n) v1 = hg_epilogue_finish<DT>(epi, v1, col + 1);
                 }
                 *dst = hg_pack2<DT>(v0, v1);
             }
@@ -139,7 +148,7 @@ template <class Cfg, int DT> struct hg_fam_epilogue {
             hg_mbarrier_wait(&cbar[s], (phases >> s) & 1u);
             phases ^= 1u << s;
         }
-        stage(slot, frag, epi, ctid);
+        stage(slot, frag, epi, col0, ctid);
         hg_fence_proxy_async_shared_cta();
         hg_bar_sync(bar_id, Cfg::WG_THREADS);
         if (col0 + Cfg::EPI_COLS > epi.n && epi.n % Cfg::TMA_ALIGN_ELEMS != 0) {

@@ -33,11 +33,13 @@ template <int DT> static __device__ __forceinline__ uint32_t hg_pack2(float lo, 
     return (uint32_t)hg_f32_to_elem<DT>(lo) | ((uint32_t)hg_f32_to_elem<DT>(hi) << 16);
 }
 
-/* What the epilogue needs to write C = alpha * acc + beta * C. */
+/* What the epilogue needs to write C = act(alpha * acc + beta * C + bias). */
 typedef struct {
     uint16_t *C;
     int64_t ldc, m, n;
     float alpha, beta;
+    const uint16_t *bias; /* NULL, or n elements: bias[col] joins column col */
+    int act;              /* hg_activation */
 } hg_epilogue;
 
 static inline hg_epilogue hg_epilogue_of(const hg__problem *p)
@@ -49,23 +51,49 @@ static inline hg_epilogue hg_epilogue_of(const hg__problem *p)
     e.n = p->n;
     e.alpha = p->alpha;
     e.beta = p->beta;
+    e.bias = (const uint16_t *)p->bias;
+    e.act = (int)p->act;
     return e;
 }
 
-/* alpha * acc + beta * old; with beta == 0, C is not read (so NaN in C does
- * not leak into the result, as BLAS promises). */
-template <int DT>
-static __device__ __forceinline__ float hg_epilogue_value(const hg_epilogue &e, float acc, const uint16_t *c)
+/* GELU's tanh form (cuBLASLt's CUBLASLT_EPILOGUE_GELU): 0.5 v (1 + tanh(
+ * sqrt(2 / pi) (v + 0.044715 v^3))). */
+#define HG_GELU_SQRT_2_OVER_PI 0.7978845608028654f
+#define HG_GELU_CUBIC 0.044715f
+static __device__ __forceinline__ float hg_gelu_tanh(float v)
 {
-    float v = e.alpha * acc;
-    if (e.beta != 0.0f) v += e.beta * hg_elem_to_f32<DT>(*c);
+    const float inner = HG_GELU_SQRT_2_OVER_PI * (v + HG_GELU_CUBIC * v * v * v);
+    return 0.5f * v * (1.0f + tanhf(inner));
+}
+
+/* hg_matmul's part of the epilogue, on v = alpha * acc + beta * C at column
+ * col (< n): the bias, then the activation. ReLU keeps a NaN. */
+template <int DT> static __device__ __forceinline__ float hg_epilogue_finish(const hg_epilogue &e, float v, int64_t col)
+{
+    if (e.bias) v += hg_elem_to_f32<DT>(e.bias[col]);
+    if (e.act == HG_ACT_RELU) v = v < 0.0f ? 0.0f : v;
+    else if (e.act == HG_ACT_GELU_TANH) v = hg_gelu_tanh(v);
     return v;
 }
 
-/* Write C[row, col] and C[row, col + 1] (each only where inside m x n). A
+/* act(alpha * acc + beta * old + bias) at column col; with beta == 0, C is
+ * not read (so NaN in C does not leak into the result, as BLAS promises). */
+template <int DT, bool FINISH = false>
+static __device__ __forceinline__ float hg_epilogue_value(const hg_epilogue &e, float acc, const uint16_t *c,
+                                                          int64_t col)
+{
+    float v = e.alpha * acc;
+    if (e.beta != 0.0f) v += e.beta * hg_elem_to_f32<DT>(*c);
+    if constexpr (FINISH) v = hg_epilogue_finish<DT>(e, v, col);
+    return v;
+}
+
+/* Write C[row, col] and C[row, col + 1] (each only where inside m x n);
+ * FINISH true: with hg_matmul's bias and activation (a kernel compiled for
+ * them; the others carry none of their code). A
  * 4-byte store when both are inside and the pair is 4-byte aligned, which
  * holds for the TMA kernels (C 16-byte aligned, ldc % 8 == 0, col even). */
-template <int DT>
+template <int DT, bool FINISH = false>
 static __device__ __forceinline__ void hg_store_pair(const hg_epilogue &e, int64_t row, int64_t col, float v0,
                                                      float v1)
 {
@@ -78,20 +106,21 @@ static __device__ __forceinline__ void hg_store_pair(const hg_epilogue &e, int64
             o0 += e.beta * hg_elem_to_f32<DT>((uint16_t)(old & 0xFFFF));
             o1 += e.beta * hg_elem_to_f32<DT>((uint16_t)(old >> 16));
         }
+        if constexpr (FINISH) o0 = hg_epilogue_finish<DT>(e, o0, col), o1 = hg_epilogue_finish<DT>(e, o1, col + 1);
         *(uint32_t *)c = hg_pack2<DT>(o0, o1);
     } else {
-        c[0] = hg_f32_to_elem<DT>(hg_epilogue_value<DT>(e, v0, c));
-        if (col + 1 < e.n) c[1] = hg_f32_to_elem<DT>(hg_epilogue_value<DT>(e, v1, c + 1));
+        c[0] = hg_f32_to_elem<DT>(hg_epilogue_value<DT, FINISH>(e, v0, c, col));
+        if (col + 1 < e.n) c[1] = hg_f32_to_elem<DT>(hg_epilogue_value<DT, FINISH>(e, v1, c + 1, col + 1));
     }
 }
 
 /* Write C[row, col] alone (when inside m x n). */
-template <int DT>
+template <int DT, bool FINISH = false>
 static __device__ __forceinline__ void hg_store_one(const hg_epilogue &e, int64_t row, int64_t col, float v)
 {
     if (row >= e.m || col >= e.n) return;
     uint16_t *c = e.C + row * e.ldc + col;
-    *c = hg_f32_to_elem<DT>(hg_epilogue_value<DT>(e, v, c));
+    *c = hg_f32_to_elem<DT>(hg_epilogue_value<DT, FINISH>(e, v, c, col));
 }
 
 /* Store an m64nN wgmma accumulator fragment (N/2 floats per thread of the warp
@@ -102,7 +131,7 @@ static __device__ __forceinline__ void hg_store_one(const hg_epilogue &e, int64_
  * column r; element by element then, since a fragment's neighbours along
  * C's rows sit in other lanes (the 8 lanes of one l % 4 write 16
  * contiguous bytes). */
-template <int DT, int N, bool TRANSPOSED = false>
+template <int DT, int N, bool TRANSPOSED = false, bool FINISH = false>
 static __device__ __forceinline__ void hg_store_wgmma_acc(const hg_epilogue &e, const float *d, int64_t row0,
                                                           int64_t col0, int tid_in_wg)
 {
@@ -112,13 +141,13 @@ static __device__ __forceinline__ void hg_store_wgmma_acc(const hg_epilogue &e, 
 #pragma unroll
     for (int j = 0; j < N / 8; j++) {
         if constexpr (TRANSPOSED) {
-            hg_store_one<DT>(e, c + 8 * j, r, d[4 * j + 0]);
-            hg_store_one<DT>(e, c + 8 * j + 1, r, d[4 * j + 1]);
-            hg_store_one<DT>(e, c + 8 * j, r + 8, d[4 * j + 2]);
-            hg_store_one<DT>(e, c + 8 * j + 1, r + 8, d[4 * j + 3]);
+            hg_store_one<DT, FINISH>(e, c + 8 * j, r, d[4 * j + 0]);
+            hg_store_one<DT, FINISH>(e, c + 8 * j + 1, r, d[4 * j + 1]);
+            hg_store_one<DT, FINISH>(e, c + 8 * j, r + 8, d[4 * j + 2]);
+            hg_store_one<DT, FINISH>(e, c + 8 * j + 1, r + 8, d[4 * j + 3]);
         } else {
-            hg_store_pair<DT>(e, r, c + 8 * j, d[4 * j + 0], d[4 * j + 1]);
-            hg_store_pair<DT>(e, r + 8, c + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+            hg_store_pair<DT, FINISH>(e, r, c + 8 * j, d[4 * j + 0], d[4 * j + 1]);
+            hg_store_pair<DT, FINISH>(e, r + 8, c + 8 * j, d[4 * j + 2], d[4 * j + 3]);
         }
     }
 }

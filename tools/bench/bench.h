@@ -90,6 +90,8 @@ typedef struct {
     hg_op opA, opB;
     hg_dtype dtype;
     float alpha, beta;
+    bool bias;              /* --bias: hg_matmul with a random bias of n elements */
+    hg_activation act;      /* --act */
     int repeat, warmup;
     double cooldown;
     double timeout; /* seconds one wait for the GPU may take; 0: forever */
@@ -147,6 +149,7 @@ typedef struct {
     cublasLtMatmulAlgo_t best;
     /* Copy c of A lives at slab_a + c * stride_a, and so on. */
     char *slab_a, *slab_b, *slab_c;
+    uint16_t *d_bias, *h_bias; /* --bias: on the device, and its host copy for the check */
     size_t stride_a, stride_b, stride_c;
     int copies;
     size_t na, nb, nc;

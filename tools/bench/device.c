@@ -67,6 +67,8 @@ void bench_free(bench *b)
     (void)cudaFree(b->slab_a);
     (void)cudaFree(b->slab_b);
     (void)cudaFree(b->slab_c);
+    (void)cudaFree(b->d_bias);
+    free(b->h_bias);
     if (b->stream) (void)cudaStreamDestroy(b->stream);
     free(b->hA);
     free(b->hB);
@@ -145,8 +147,11 @@ static bool fill_inputs(bench *b)
 static hg__problem host_problem(const bench *b)
 {
     const options *o = b->o;
-    return hg__problem_make(o->opA, o->opB, o->m, o->n, o->k, o->alpha, NULL, b->lda, NULL, b->ldb, o->beta, NULL,
-                            b->ldc, o->dtype);
+    hg__problem p = hg__problem_make(o->opA, o->opB, o->m, o->n, o->k, o->alpha, NULL, b->lda, NULL, b->ldb, o->beta,
+                                     NULL, b->ldc, o->dtype);
+    p.bias = b->h_bias; /* the reference reads host copies */
+    p.act = o->act;
+    return p;
 }
 
 /* The entries the check compares with the float64 reference: all of them
@@ -183,8 +188,10 @@ static bool choose_samples(bench *b)
     hg__problem p = host_problem(b);
     for (int64_t s = 0; s < b->nsamp; s++) {
         double abs_sum;
-        b->sref[s] = hg__ref_element_abs(&p, b->hA, b->hB, b->hC0, b->si[s], b->sj[s], &abs_sum);
-        b->sbound[s] = hg__check_bound(o->dtype, b->sref[s], abs_sum);
+        const double pre = hg__ref_element_abs(&p, b->hA, b->hB, b->hC0, b->si[s], b->sj[s], &abs_sum);
+        b->sref[s] = hg__ref_activation(o->act, pre);
+        b->sbound[s] = hg__check_bound_act(o->dtype, o->act, b->sref[s], pre - hg__ref_bias(&p, b->sj[s]), abs_sum,
+                                           hg__has_epilogue(&p));
     }
     return true;
 }
@@ -212,11 +219,24 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
     float alpha = o->alpha, beta = o->beta;
     if (l->kind == SEL_HG && l->variant > 0) return launch_v6_variant(b, l->variant, A, B, C, err, n);
     if (l->kind == SEL_HG) {
-        hg_status s = hg_gemm(b->h, o->opA, o->opB, o->m, o->n, o->k, alpha, A, b->lda, B, b->ldb, beta, C, b->ldc,
-                              o->dtype);
+        hg_status s;
+        if (o->bias || o->act != HG_ACT_NONE) {
+            hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+            d.opA = o->opA, d.opB = o->opB, d.m = o->m, d.n = o->n, d.k = o->k, d.alpha = alpha, d.beta = beta;
+            d.A = A, d.lda = b->lda, d.B = B, d.ldb = b->ldb, d.C = C, d.ldc = b->ldc, d.dtype = o->dtype;
+            d.bias = b->d_bias, d.activation = o->act;
+            s = hg_matmul(b->h, &d);
+        } else {
+            s = hg_gemm(b->h, o->opA, o->opB, o->m, o->n, o->k, alpha, A, b->lda, B, b->ldb, beta, C, b->ldc,
+                        o->dtype);
+        }
         if (s == HG_STATUS_SUCCESS) return L_OK;
         copy_str(err, n, hg_last_error(b->h));
         return s == HG_STATUS_NOT_SUPPORTED ? L_NA : L_ERR;
+    }
+    if (o->bias || o->act != HG_ACT_NONE) {
+        copy_str(err, n, "no epilogue in this baseline (--bias, --act)");
+        return L_NA;
     }
     cublasStatus_t s;
     const char *what;
@@ -352,6 +372,15 @@ static bool bench_setup(bench *b)
     if (!host_alloc(b, &b->hA, b->na) || !host_alloc(b, &b->hB, b->nb) || !host_alloc(b, &b->hC, b->nc) ||
         (o->beta != 0.0f && !host_alloc(b, &b->hC0, b->nc)))
         return false;
+    if (o->bias) {
+        uint64_t st = b->seed ^ 0xB1A5ull;
+        if (!host_alloc(b, &b->h_bias, (size_t)o->n) ||
+            !cu(b, cudaMalloc((void **)&b->d_bias, (size_t)o->n * 2), "cudaMalloc(bias)"))
+            return false;
+        hg__fill_uniform(b->h_bias, (size_t)o->n, o->dtype, &st, 0);
+        if (!cu(b, cudaMemcpy(b->d_bias, b->h_bias, (size_t)o->n * 2, cudaMemcpyHostToDevice), "cudaMemcpy(bias)"))
+            return false;
+    }
     fprintf(stderr, TOOL ": seed %llu, %d cop%s of A, B, C (%.1f MiB each set, L2 %.1f MiB)\n",
             (unsigned long long)b->seed, b->copies, b->copies == 1 ? "y" : "ies", (double)set_bytes_of(o) / 1048576.0,
             (double)b->gpu.l2_bytes / 1048576.0);
