@@ -118,6 +118,11 @@ elif [ $rc = 0 ] && grep -qE '^sm90_128x192x64_s4_c2x1_tn +[0-9.]+ +<- auto' <<<
      grep -qE '^sm90_128x256x64_s4_c2x1_nt +[0-9.]+ +<- auto \(on a copy of A\)' <<<"$out3"; then
   ok "bench/plan"; else bad "bench/plan" "rc=$rc: $out ${out2:-} ${out3:-}"; fi
 
+# --act takes none, relu or gelu, and says so when given anything else.
+if ! out=$("$BUILD/hopgemm-bench" --act tanh -m 64 -n 64 -k 64 2>&1) && grep -q "bad activation 'tanh'" <<<"$out" &&
+   "$BUILD/hopgemm-bench" --help 2>&1 | grep -q -- "--act relu|gelu"; then
+  ok "bench/epilogue-options"; else bad "bench/epilogue-options" "$out"; fi
+
 # tools/auto_check.py (#12's rule: AUTO's pick within 5% of the fastest kernel
 # measured on the product): it flags a made-up product where AUTO is 10%
 # slower (exit 1) and passes one where it is 2% slower (exit 0).

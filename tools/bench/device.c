@@ -114,6 +114,29 @@ static bool lt_setup(bench *b)
            cu(b, cudaMalloc(&b->lt_ws, LT_WORKSPACE), "cudaMalloc(cuBLASLt workspace)");
 }
 
+/* cublas-best with hg_matmul's epilogue (--bias, --act): cuBLASLt's own.
+ * Its bias has as many elements as the rows of its D, C^T, that is our n:
+ * one per column of our C, as hg_matmul's. */
+static bool lt_epilogue(bench *b)
+{
+    const options *o = b->o;
+    cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_DEFAULT;
+    if (o->act == HG_ACT_RELU) epi = o->bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+    else if (o->act == HG_ACT_GELU_TANH) epi = o->bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    else if (o->bias) epi = CUBLASLT_EPILOGUE_BIAS;
+    if (!cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi),
+            "setting the epilogue"))
+        return false;
+    if (!o->bias) return true;
+    const void *bias = b->d_bias;
+    const cudaDataType_t bias_type = cuda_type(o->dtype);
+    return cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+              "setting the bias pointer") &&
+           cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                                sizeof bias_type),
+              "setting the bias type");
+}
+
 /* Fills every copy with fresh values; copy 0 last, so that the host buffers
  * end up holding it. C is poisoned (NaN bits 0xFFFF) when beta = 0, since no
  * kernel may read it; with beta != 0 it holds known values instead. */
@@ -234,8 +257,8 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
         copy_str(err, n, hg_last_error(b->h));
         return s == HG_STATUS_NOT_SUPPORTED ? L_NA : L_ERR;
     }
-    if (o->bias || o->act != HG_ACT_NONE) {
-        copy_str(err, n, "no epilogue in this baseline (--bias, --act)");
+    if (l->kind == SEL_CUBLAS && (o->bias || o->act != HG_ACT_NONE)) {
+        copy_str(err, n, "no epilogue in this baseline (--bias, --act); cublas-best has it");
         return L_NA;
     }
     cublasStatus_t s;
@@ -381,6 +404,7 @@ static bool bench_setup(bench *b)
         if (!cu(b, cudaMemcpy(b->d_bias, b->h_bias, (size_t)o->n * 2, cudaMemcpyHostToDevice), "cudaMemcpy(bias)"))
             return false;
     }
+    if ((o->bias || o->act != HG_ACT_NONE) && !lt_epilogue(b)) return false;
     fprintf(stderr, TOOL ": seed %llu, %d cop%s of A, B, C (%.1f MiB each set, L2 %.1f MiB)\n",
             (unsigned long long)b->seed, b->copies, b->copies == 1 ? "y" : "ies", (double)set_bytes_of(o) / 1048576.0,
             (double)b->gpu.l2_bytes / 1048576.0);
