@@ -113,6 +113,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         out.cbar = hg_fam_cload_barriers<Cfg>(cta.smem, wg);
         out.seq = 0;
         out.phases = 0;
+        out.bias_smem = (uint32_t *)(cta.smem + Cfg::OFF_BIAS) + wg * (Cfg::BN / 2);
         float acc[Cfg::ACC];
         hg_pipe_cursor cur = hg_pipe_consumer_start();
         hg_prof_consumer pr = hg_prof_consumer::start(hg_fam_prof_rows<Cfg>(), wg, ctid);
@@ -132,6 +133,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             /* Only a whole tile surely writes C (a tail piece may not). */
             const bool first_loaded =
                 !Cfg::C_THREAD && pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid);
+            if constexpr (!Cfg::C_THREAD) out.prefetch_bias(epi, offset_n, ctid);
             hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, wg, ctid, pc.k_end - pc.k_begin, &pr);
             const uint32_t t_drained = hg_prof_clock();
             pr.main += t_drained - t_piece;
@@ -142,10 +144,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 continue;
             }
             if constexpr (Cfg::C_THREAD) {
+                hg_fin_dispatch<EPI>(epi, [&](auto fin) {
 #pragma unroll
-                for (int i = 0; i < Cfg::M_ATOMS; i++)
-                    hg_store_wgmma_acc<DT, Cfg::BN, Cfg::SWAP_AB, EPI>(epi, acc + i * Cfg::ACC_ATOM,
-                                                                  row0 + (int64_t)i * Cfg::MMA_M, offset_n, ctid);
+                    for (int i = 0; i < Cfg::M_ATOMS; i++)
+                        hg_store_wgmma_acc<DT, Cfg::BN, Cfg::SWAP_AB, decltype(fin)>(
+                            epi, acc + i * Cfg::ACC_ATOM, row0 + (int64_t)i * Cfg::MMA_M, offset_n, ctid);
+                });
             } else {
                 out.tile(&map_c, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
             }

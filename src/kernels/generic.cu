@@ -454,8 +454,8 @@ __global__ void __launch_bounds__(GN_THREADS, 1) hg_generic_kernel(gn_args args,
         for (int i = 0; i < GN_MT; i++) {
 #pragma unroll
             for (int j = 0; j < NT; j++) {
-                hg_store_pair<DT, false>(epi, row + 16 * i, col + 8 * j, acc[i][j][0], acc[i][j][1]);
-                hg_store_pair<DT, false>(epi, row + 16 * i + 8, col + 8 * j, acc[i][j][2], acc[i][j][3]);
+                hg_store_pair<DT>(epi, row + 16 * i, col + 8 * j, acc[i][j][0], acc[i][j][1]);
+                hg_store_pair<DT>(epi, row + 16 * i + 8, col + 8 * j, acc[i][j][2], acc[i][j][3]);
             }
         }
         /* The next tile's first loads overwrite stages this one may still be
@@ -470,13 +470,17 @@ __global__ void __launch_bounds__(GN_THREADS, 1) hg_generic_kernel(gn_args args,
  * block. */
 template <int DT> __global__ void __launch_bounds__(GN_SCALE_THREADS) hg_generic_scale_kernel(hg_epilogue epi)
 {
-    for (int64_t row = blockIdx.y; row < epi.m; row += gridDim.y) {
-        uint16_t *c_row = epi.C + row * epi.ldc;
-        for (int64_t col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; col < epi.n;
-             col += (int64_t)gridDim.x * blockDim.x)
-            c_row[col] = hg_f32_to_elem<DT>(hg_epilogue_finish<DT>(
-                epi, epi.beta != 0.0f ? epi.beta * hg_elem_to_f32<DT>(c_row[col]) : 0.0f, col));
-    }
+    hg_fin_dispatch<true>(epi, [&](auto fin) {
+        using FIN = decltype(fin);
+        for (int64_t row = blockIdx.y; row < epi.m; row += gridDim.y) {
+            uint16_t *c_row = epi.C + row * epi.ldc;
+            for (int64_t col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; col < epi.n;
+                 col += (int64_t)gridDim.x * blockDim.x) {
+                const float v = epi.beta != 0.0f ? epi.beta * hg_elem_to_f32<DT>(c_row[col]) : 0.0f;
+                c_row[col] = hg_f32_to_elem<DT>(hg_fin_apply<FIN>(v, hg_fin_bias<DT, FIN>(epi, col)));
+            }
+        }
+    });
 }
 
 /* ---- host ------------------------------------------------------------------ */

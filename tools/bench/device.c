@@ -452,12 +452,36 @@ int bench_init(bench *b, const options *o)
 }
 
 /* cuBLAS's output on copy 0, for --check's elementwise comparison. */
+int lt_heuristic(bench *b, cublasLtMatmulHeuristicResult_t *cand, int max)
+{
+    cublasLtMatmulPreference_t pref = NULL;
+    int found = 0;
+    size_t ws = LT_WORKSPACE;
+    memset(cand, 0, sizeof *cand * (size_t)max);
+    bool ok = cb(b, cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate") &&
+              cb(b, cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+                 "setting the workspace size") &&
+              cb(b, cublasLtMatmulAlgoGetHeuristic(b->lt, b->lt_desc, b->lt_a, b->lt_b, b->lt_c, b->lt_c, pref, max,
+                                                   cand, &found),
+                 "cublasLtMatmulAlgoGetHeuristic");
+    if (pref) (void)cublasLtMatmulPreferenceDestroy(pref);
+    if (ok && found == 0) copy_str(b->err, sizeof b->err, "cuBLASLt offers no algorithm for this problem");
+    return ok ? found : -1;
+}
+
 bool cublas_reference(bench *b)
 {
     const options *o = b->o;
     void *dc = NULL;
     char err[ERR_LEN] = "";
     launcher l = {SEL_CUBLAS, NULL, 0};
+    /* With hg_matmul's epilogue, cuBLASLt's own (GELU_BIAS and the like):
+     * its first heuristic candidate. */
+    cublasLtMatmulHeuristicResult_t first;
+    if (o->bias || o->act != HG_ACT_NONE) {
+        if (lt_heuristic(b, &first, 1) < 1) return false;
+        l.kind = SEL_CUBLAS_BEST, l.algo = &first.algo;
+    }
     bool ok = host_alloc(b, &b->hCref, b->nc) && cu(b, cudaMalloc(&dc, b->stride_c), "cudaMalloc(C ref)");
     if (ok && o->beta == 0.0f) ok = cu(b, cudaMemsetAsync(dc, 0xFF, b->nc * 2, b->stream), "cudaMemsetAsync");
     if (ok && o->beta != 0.0f)

@@ -22,6 +22,12 @@ void copy_str(char *dst, size_t n, const char *src)
 
 const char *dtype_name(hg_dtype d) { return d == HG_BF16 ? "bf16" : "f16"; }
 
+const char *epilogue_name(const options *o)
+{
+    static const char *const names[2][3] = {{"none", "relu", "gelu"}, {"bias", "bias+relu", "bias+gelu"}};
+    return names[o->bias ? 1 : 0][o->act == HG_ACT_RELU ? 1 : o->act == HG_ACT_GELU_TANH ? 2 : 0];
+}
+
 void usage(FILE *f)
 {
     fprintf(f,
