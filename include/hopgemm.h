@@ -208,6 +208,63 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
                   float alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
                   float beta, void *C, int64_t ldc, hg_dtype dtype);
 
+/*
+ * hg_matmul: hg_gemm with an epilogue fused into the same pass over C:
+ *   C = act(alpha * op(A) * op(B) + beta * C + bias)
+ * where bias (optional) holds n elements of dtype, bias[j] added to every
+ * element of column j, and act is one of hg_activation. The call is described
+ * by an hg_matmul_desc, cuBLASLt style: `size` is sizeof(hg_matmul_desc) as
+ * the caller compiled it (the library reads no field past it, so a program
+ * built against this header keeps working when later versions append
+ * fields). Start from HG_MATMUL_DESC_INIT (size set, alpha 1, everything else
+ * zero: HG_OP_N, HG_F16, no bias, HG_ACT_NONE) and fill the rest as for
+ * hg_gemm.
+ * With bias = NULL and HG_ACT_NONE it is hg_gemm exactly. k = 0 or alpha = 0
+ * gives C = act(beta * C + bias) (A and B not read); m = 0 or n = 0 does
+ * nothing. Only the family's configurations and GENERIC fuse an epilogue: AUTO
+ * picks among them, and a kernel chosen with hg_set_kernel that cannot
+ * (the V0-V6 series) returns HG_STATUS_NOT_SUPPORTED.
+ *   HG_ACT_NONE        no activation
+ *   HG_ACT_RELU        max(v, 0) (NaN stays NaN)
+ *   HG_ACT_GELU_TANH   0.5 v (1 + tanh(sqrt(2 / pi) (v + 0.044715 v^3))),
+ *                      cuBLASLt's CUBLASLT_EPILOGUE_GELU; computed in fp32 as
+ *                      v / (1 + exp(-2 sqrt(2 / pi) (v + 0.044715 v^3))),
+ *                      within a few fp32 ulp of it (v = -inf gives NaN)
+ * The bias and the activation are applied in fp32 to the fp32 product, and the
+ * result is rounded to dtype once (GENERIC rounds the product to dtype before
+ * its second pass).
+ * Statuses: those of hg_gemm, and HG_STATUS_INVALID_VALUE also for desc NULL,
+ * a size smaller than the fields this version needs, an activation not of the
+ * enum, a bias not 2-byte aligned, or a bias sharing an element with C.
+ */
+typedef enum {
+    HG_ACT_NONE = 0,
+    HG_ACT_RELU = 1,
+    HG_ACT_GELU_TANH = 2
+} hg_activation;
+
+typedef struct {
+    size_t size; /* sizeof(hg_matmul_desc) as the caller compiled it */
+    hg_op opA, opB;
+    int64_t m, n, k;
+    float alpha, beta;
+    const void *A;
+    int64_t lda;
+    const void *B;
+    int64_t ldb;
+    void *C;
+    int64_t ldc;
+    hg_dtype dtype;
+    const void *bias;         /* NULL, or n elements of dtype */
+    hg_activation activation;
+} hg_matmul_desc;
+
+#define HG_MATMUL_DESC_INIT                                                                              \
+    {sizeof(hg_matmul_desc), HG_OP_N, HG_OP_N, 0, 0, 0, 1.0f, 0.0f, NULL, 0, NULL, 0, NULL, 0, HG_F16, NULL, \
+     HG_ACT_NONE}
+
+hg_status hg_matmul(hg_handle h, const hg_matmul_desc *desc);
+
 /* hg_get_version: the version of the library loaded at run time, as
  * HG_VERSION encodes it (MAJOR * 10000 + MINOR * 100 + PATCH). Needs no
  * device; never fails. */

@@ -26,7 +26,12 @@ typedef struct {
     void *C;
     int64_t ldc;
     hg_dtype dtype;
+    const void *bias;      /* hg_matmul's epilogue: NULL for hg_gemm ... */
+    hg_activation act;     /* ... and HG_ACT_NONE */
 } hg__problem;
+
+/* Whether the call has an epilogue beyond alpha and beta (hg_matmul). */
+static inline int hg__has_epilogue(const hg__problem *p) { return p->bias != NULL || p->act != HG_ACT_NONE; }
 
 /* A call's arguments as one hg__problem (for hg_gemm, the tool and the
  * tests; the reference takes host copies, so their pointers may be NULL). */
@@ -104,6 +109,9 @@ typedef struct {
     /* 1: a tile past HG_SK_FIXUP_GROUP pieces is summed in two levels
      * (HG_FAM_SK_TREE). */
     int sk_tree;
+    /* Whether its epilogue applies hg_matmul's bias and activation (the
+     * family and GENERIC; the series does not). */
+    int fuses_epilogue;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
@@ -200,6 +208,11 @@ HG_DECLARE_KERNEL(v6);
  * consumers spill with the second level's code beside their 128
  * accumulators, so they keep the one-level sum. */
 #define HG_FAM_SK_TREE(bm, bn) ((bm) * (bn) <= 128 * 128)
+
+/* Whether a family configuration fuses hg_matmul's bias and activation into
+ * its epilogue: all but the 256 x 128 tile, whose staged epilogue spills
+ * with them (ptxas 13.0: the bf16 kernel, release and profiling builds). */
+#define HG_FAM_FUSES_EPILOGUE(bm, bn) (!((bm) == 256 && (bn) == 128))
 
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
  * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,
@@ -437,8 +450,10 @@ double hg__ref_element(const hg__problem *p, const uint16_t *A, const uint16_t *
                        const uint16_t *C, int64_t i, int64_t j);
 
 /* The same element, and in *abs_sum the sum of the magnitudes of its terms
- * (|alpha| * sum_l |a_il b_lj| + |beta c_ij|): the scale that the fp32
- * accumulation error grows with, for the tests' error bounds. */
+ * (|alpha| * sum_l |a_il b_lj| + |beta c_ij| + |bias_j|): the scale that the
+ * fp32 accumulation error grows with, for the tests' error bounds. A bias is
+ * added (p->bias, here a host copy), the activation is not: see
+ * hg__ref_activation. */
 double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C,
                            int64_t i, int64_t j, double *abs_sum);
 
@@ -459,6 +474,13 @@ double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16
 uint64_t hg__rng_next(uint64_t *state);
 void hg__fill_uniform(uint16_t *h, size_t count, hg_dtype dt, uint64_t *state, size_t period);
 double hg__check_bound(hg_dtype dt, double ref, double abs_sum);
+/* hg_matmul's epilogue in float64: bias element j (0 without a bias; a host
+ * copy), the activation, and the bound for an output y = act(product + bias)
+ * (product: alpha AB + beta C, abs_sum hg__ref_element_abs's magnitudes);
+ * without an epilogue (bias NULL, HG_ACT_NONE) the bound is hg__check_bound. */
+double hg__ref_bias(const hg__problem *p, int64_t j);
+double hg__ref_activation(hg_activation act, double x);
+double hg__check_bound_act(hg_dtype dt, hg_activation act, double y, double product, double abs_sum, int epilogue);
 
 /* An H200 as the kernels see it (132 SMs, 227 KiB of shared memory per
  * block, 60 MiB of L2, clusters), no workspace: the CPU tier's made-up

@@ -16,7 +16,7 @@
  * skips the model (hg__estimate over every kernel). */
 typedef struct {
     int64_t m, n, k, lda, ldb, ldc;
-    int ops, dtype, beta_nonzero;
+    int ops, dtype, beta_nonzero, epilogue;
     unsigned low_a, low_b, low_c;
     size_t ws_limit;
 } plan_key;
@@ -269,7 +269,7 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
                     "%s: device %d is sm_%d%d; hopgemm's kernels are built for sm_90a (Hopper) only.", who,
                     h->dev.ordinal, h->dev.cc_major, h->dev.cc_minor);
     if (p->m == 0 || p->n == 0) return ok(h);
-    if (p->k == 0 && p->beta == 1.0f) return ok(h); /* C untouched, bit for bit */
+    if (p->k == 0 && p->beta == 1.0f && !hg__has_epilogue(p)) return ok(h); /* C untouched, bit for bit */
     const hg__device d = planning_device(h, ws_limit);
     (void)hg__repack_plan(p, &cp->r);
     if (h->kernel == HG_KERNEL_AUTO) {
@@ -277,6 +277,7 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
         memset(&key, 0, sizeof key); /* padding too: the keys are compared as bytes */
         key.m = p->m, key.n = p->n, key.k = p->k, key.lda = p->lda, key.ldb = p->ldb, key.ldc = p->ldc;
         key.ops = (int)p->opA * 2 + (int)p->opB, key.dtype = (int)p->dtype, key.beta_nonzero = p->beta != 0.0f;
+        key.epilogue = hg__has_epilogue(p);
         key.low_a = (unsigned)((uintptr_t)p->A & PLAN_KEY_LOW_BITS);
         key.low_b = (unsigned)((uintptr_t)p->B & PLAN_KEY_LOW_BITS);
         key.low_c = (unsigned)((uintptr_t)p->C & PLAN_KEY_LOW_BITS);
@@ -289,6 +290,7 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
         double best = -1.0;
         for (int i = 0; i < hg__kernel_count; i++) {
             const hg__kernel_entry *k = &hg__kernels[i];
+            if (key.epilogue && !k->fuses_epilogue) continue;
             int repacked;
             const double est = hg__route_estimate(k, p, &cp->r, &d, &repacked, &why);
             if (est > best) {
@@ -307,6 +309,8 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
     }
     const hg__kernel_entry *k = hg__find_kernel(h->kernel);
     if (k == NULL) return fail(h, HG_STATUS_INTERNAL_ERROR, "%s: the chosen kernel is not registered.", who);
+    if (hg__has_epilogue(p) && !k->fuses_epilogue)
+        return fail(h, HG_STATUS_NOT_SUPPORTED, "%s: kernel %s does not apply a bias or an activation.", who, k->name);
     /* k = 0 is C = beta * C whatever kernel was chosen: no product to compute. */
     if (p->k == 0) k = hg__find_kernel(HG_KERNEL_GENERIC);
     why = k->can_serve(p, &d);
@@ -339,6 +343,8 @@ hg__problem hg__problem_make(hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t
     p.C = C;
     p.ldc = ldc;
     p.dtype = dtype;
+    p.bias = NULL;
+    p.act = HG_ACT_NONE;
     return p;
 }
 
@@ -404,13 +410,36 @@ hg_status hg_set_workspace(hg_handle h, void *ptr, size_t bytes)
     return ok(h);
 }
 
+static hg_status run(hg_handle h, const char *who, hg__problem p);
+
 hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k, float alpha, const void *A,
                   int64_t lda, const void *B, int64_t ldb, float beta, void *C, int64_t ldc, hg_dtype dtype)
 {
     if (h == NULL) return HG_STATUS_INVALID_VALUE;
-    hg__problem p = hg__problem_make(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, dtype);
+    return run(h, "hg_gemm", hg__problem_make(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, dtype));
+}
+
+hg_status hg_matmul(hg_handle h, const hg_matmul_desc *desc)
+{
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
+    if (desc == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_matmul: desc is NULL.");
+    if (desc->size < sizeof *desc)
+        return fail(h, HG_STATUS_INVALID_VALUE,
+                    "hg_matmul: desc->size is %zu; this version reads %zu bytes (set it to sizeof(hg_matmul_desc)).",
+                    desc->size, sizeof *desc);
+    const hg_matmul_desc *d = desc;
+    hg__problem p = hg__problem_make(d->opA, d->opB, d->m, d->n, d->k, d->alpha, d->A, d->lda, d->B, d->ldb, d->beta,
+                                     d->C, d->ldc, d->dtype);
+    p.bias = d->bias;
+    p.act = d->activation;
+    return run(h, "hg_matmul", p);
+}
+
+/* Plan, then queue: the copies of A or B if the plan wants them, the kernel. */
+static hg_status run(hg_handle h, const char *who, hg__problem p)
+{
     call_plan cp;
-    hg_status s = plan(h, "hg_gemm", &p, hg__ws_limit(&h->ws), &cp);
+    hg_status s = plan(h, who, &p, hg__ws_limit(&h->ws), &cp);
     const hg__kernel_entry *e = cp.kernel;
     if (s != HG_STATUS_SUCCESS || e == NULL) return s;
     /* The handle's context, whichever is current on the calling thread; the
@@ -419,7 +448,7 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
     hg__err err;
     err.msg[0] = '\0';
     s = hg__ctx_enter(&h->ctx, &saved, &err);
-    if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_gemm: %s", err.msg);
+    if (s != HG_STATUS_SUCCESS) return fail(h, s, "%s: %s", who, err.msg);
     hg__device d = planning_device(h, hg__ws_limit(&h->ws));
     struct CUstream_st *stream = (struct CUstream_st *)h->stream;
     const hg__problem *run = cp.repacked ? &cp.r.inner : &p;
@@ -441,6 +470,6 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
     if (s == HG_STATUS_SUCCESS) s = e->launch(run, &d, stream, &err);
     hg__ws_end(graph_owned, stream);
     hg__ctx_leave(&h->ctx, saved);
-    if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_gemm: %s", err.msg);
+    if (s != HG_STATUS_SUCCESS) return fail(h, s, "%s: %s", who, err.msg);
     return ok(h);
 }

@@ -99,8 +99,40 @@ double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16
         out += c;
         mag += fabs(c);
     }
+    if (p->bias) {
+        double b = (double)hg__to_f32(((const uint16_t *)p->bias)[j], p->dtype);
+        out += b;
+        mag += fabs(b);
+    }
     if (abs_sum) *abs_sum = mag;
     return out;
+}
+
+double hg__ref_activation(hg_activation act, double x)
+{
+    if (act == HG_ACT_RELU) return x < 0.0 ? 0.0 : x;
+    if (act == HG_ACT_GELU_TANH) {
+        const double sqrt_2_over_pi = 0.79788456080286535588, cubic = 0.044715;
+        return 0.5 * x * (1.0 + tanh(sqrt_2_over_pi * (x + cubic * x * x * x)));
+    }
+    return x;
+}
+
+double hg__ref_bias(const hg__problem *p, int64_t j)
+{
+    return p->bias ? (double)hg__to_f32(((const uint16_t *)p->bias)[j], p->dtype) : 0.0;
+}
+
+double hg__check_bound_act(hg_dtype dt, hg_activation act, double y, double product, double abs_sum, int epilogue)
+{
+    if (!epilogue) return hg__check_bound(dt, y, abs_sum);
+    /* The product's error passes through the activation's slope (1 for none
+     * and ReLU, at most 1.13 for GELU); the product may have been rounded to
+     * C's type before the bias and the activation (GENERIC applies them in a
+     * second pass). */
+    const double slope = act == HG_ACT_GELU_TANH ? 1.13 : 1.0;
+    const double rtol = dt == HG_BF16 ? ldexp(1.0, -7) : ldexp(1.0, -10);
+    return rtol * fabs(y) + slope * (rtol * fabs(product) + ldexp(abs_sum, -18)) + 1e-6;
 }
 
 double hg__ref_element(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C, int64_t i,

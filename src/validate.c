@@ -116,6 +116,15 @@ const char *hg__validate(const hg__problem *p)
     }
     if (((uintptr_t)p->A | (uintptr_t)p->B | (uintptr_t)p->C) & 1)
         return "A, B and C must be 2-byte aligned (they hold 16-bit elements).";
+    if (p->act != HG_ACT_NONE && p->act != HG_ACT_RELU && p->act != HG_ACT_GELU_TANH)
+        return "activation is not HG_ACT_NONE, HG_ACT_RELU or HG_ACT_GELU_TANH.";
+    if ((uintptr_t)p->bias & 1) return "bias must be 2-byte aligned (it holds 16-bit elements).";
+    if (p->bias && p->m > 0 && p->n > 0) {
+        /* The epilogue reads bias while it writes C. */
+        hg__region c = {(int64_t)((uintptr_t)p->C / 2), p->m, p->n, p->ldc};
+        hg__region bias = {(int64_t)((uintptr_t)p->bias / 2), 1, p->n, p->n};
+        if (hg__regions_meet(bias, c)) return "bias shares elements with C; the output must not alias an input.";
+    }
     /* Overlap is judged on the elements each operand uses: C may interleave
      * with A or B (say rows of one buffer) as long as no element is shared.
      * With alpha = 0, A and B are not read, so they may hold anything. */

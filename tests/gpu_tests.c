@@ -90,10 +90,11 @@ int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB
             j = (int64_t)(rng_next() % (uint64_t)p->n);
         }
         double mag;
-        double ref = hg__ref_element_abs(p, hA, hB, hC, i, j, &mag);
+        const double pre = hg__ref_element_abs(p, hA, hB, hC, i, j, &mag);
+        const double ref = hg__ref_activation(p->act, pre);
         double x = hg__to_f32(hOut[i * p->ldc + j], p->dtype);
         double err = fabs(x - ref);
-        double bound = hg__check_bound(p->dtype, ref, mag);
+        double bound = hg__check_bound_act(p->dtype, p->act, ref, pre - hg__ref_bias(p, j), mag, hg__has_epilogue(p));
         num += (x - ref) * (x - ref);
         den += ref * ref;
         if (err > maxerr || isnan(err)) maxerr = err;
@@ -113,7 +114,11 @@ int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB
 
 /* Runs one case on kernel `kid` (AUTO allowed) and checks it. Returns 1 when
  * the case ran and passed. */
-int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
+int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt) { return run_case_epi(h, kid, c, dt, 0, HG_ACT_NONE); }
+
+/* ... through hg_matmul when with_bias or act asks for an epilogue (a bias of
+ * n random elements), else through hg_gemm. */
+int run_case_epi(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with_bias, hg_activation act)
 {
     const int tma = kid != HG_KERNEL_GENERIC && kid != HG_KERNEL_AUTO;
     int64_t rows_a = c->opA == HG_OP_N ? c->m : c->k, cols_a = c->opA == HG_OP_N ? c->k : c->m;
@@ -137,6 +142,9 @@ int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
         free(hA), free(hB), free(hC), free(hOut);
         return 0;
     }
+    const int epilogue = with_bias || act != HG_ACT_NONE;
+    uint16_t *hBias = with_bias ? (uint16_t *)malloc((size_t)(c->n + 1) * 2) : NULL;
+    if (with_bias && hBias) fill_random(hBias, (size_t)c->n, dt);
     fill_random(hA, na, dt);
     fill_random(hB, nb, dt);
     if (c->alpha == 0.0f && na > 0) hA[na / 2] = POISON; /* alpha = 0: A must not be read */
@@ -144,10 +152,13 @@ int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
         for (int64_t j = 0; j < ldc; j++)
             hC[i * ldc + j] = j >= c->n ? SENTINEL : c->beta != 0.0f ? rand_elem(dt) : POISON;
 
-    char *dA = NULL, *dB = NULL, *dC = NULL;
+    char *dA = NULL, *dB = NULL, *dC = NULL, *dBias = NULL;
     int ok = cuda_ok(cudaMalloc((void **)&dA, (na + slack) * 2), "cudaMalloc A") &&
              cuda_ok(cudaMalloc((void **)&dB, (nb + slack) * 2), "cudaMalloc B") &&
              cuda_ok(cudaMalloc((void **)&dC, (nc + slack) * 2), "cudaMalloc C");
+    if (ok && with_bias)
+        ok = hBias != NULL && cuda_ok(cudaMalloc((void **)&dBias, (size_t)(c->n + 1) * 2), "cudaMalloc bias") &&
+             cuda_ok(cudaMemcpy(dBias, hBias, (size_t)c->n * 2, cudaMemcpyHostToDevice), "copy bias");
     size_t off = c->misalign ? 2 : 0;
     if (ok)
         ok = cuda_ok(cudaMemcpy(dA + off, hA, na * 2, cudaMemcpyHostToDevice), "copy A") &&
@@ -156,14 +167,24 @@ int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
     const char *kname = hg_kernel_name(kid);
     char what[200];
     /* Layout names are the GEMM literature's: the flips of our row-major ops. */
-    snprintf(what, sizeof what, "%s %s%s %s m=%lld n=%lld k=%lld pad=%lld alpha=%g beta=%g%s", kname,
+    static const char *const act_names[] = {"", " relu", " gelu"};
+    snprintf(what, sizeof what, "%s %s%s %s m=%lld n=%lld k=%lld pad=%lld alpha=%g beta=%g%s%s%s", kname,
              c->opA == HG_OP_N ? "T" : "N", c->opB == HG_OP_N ? "T" : "N", dt == HG_BF16 ? "bf16" : "f16",
              (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->pad, c->alpha, c->beta,
-             c->misalign ? " misaligned" : "");
+             c->misalign ? " misaligned" : "", with_bias ? " bias" : "", act_names[act]);
     if (ok) {
         CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", what);
-        hg_status s = hg_gemm(h, c->opA, c->opB, c->m, c->n, c->k, c->alpha, dA + off, lda, dB + off, ldb, c->beta,
-                              dC + off, ldc, dt);
+        hg_status s;
+        if (epilogue) {
+            hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+            d.opA = c->opA, d.opB = c->opB, d.m = c->m, d.n = c->n, d.k = c->k, d.alpha = c->alpha, d.beta = c->beta;
+            d.A = dA + off, d.lda = lda, d.B = dB + off, d.ldb = ldb, d.C = dC + off, d.ldc = ldc, d.dtype = dt;
+            d.bias = dBias, d.activation = act;
+            s = hg_matmul(h, &d);
+        } else {
+            s = hg_gemm(h, c->opA, c->opB, c->m, c->n, c->k, c->alpha, dA + off, lda, dB + off, ldb, c->beta,
+                        dC + off, ldc, dt);
+        }
         CHECK(s == HG_STATUS_SUCCESS, "%s: %s (%s)", what, hg_status_string(s), hg_last_error(h));
         ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaDeviceSynchronize(), what) &&
              cuda_ok(cudaMemcpy(hOut, dC + off, nc * 2, cudaMemcpyDeviceToHost), "copy C back");
@@ -171,10 +192,12 @@ int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
     if (ok) {
         hg__problem p =
             hg__problem_make(c->opA, c->opB, c->m, c->n, c->k, c->alpha, NULL, lda, NULL, ldb, c->beta, NULL, ldc, dt);
+        p.bias = hBias; /* the reference reads host copies */
+        p.act = act;
         ok = hg_check_output(&p, hA, hB, hC, hOut, what);
     }
-    cudaFree(dA), cudaFree(dB), cudaFree(dC);
-    free(hA), free(hB), free(hC), free(hOut);
+    cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dBias);
+    free(hA), free(hB), free(hC), free(hOut), free(hBias);
     return ok;
 }
 
@@ -431,6 +454,69 @@ static void test_generic(void)
     hg_destroy(h);
 }
 
+/* hg_matmul's epilogue (bias, ReLU, GELU) on every kernel that fuses one,
+ * in its layout: partial tiles, beta, m of 1, a stream-K tail, a decode-sized
+ * m; k = 0 through AUTO; a kernel of the series refuses it. */
+static void test_epilogue(void)
+{
+    static const gcase cases[] = {
+        {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},  /* nothing a multiple */
+        {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0}, /* beta, alpha */
+        {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},     /* m of 1 */
+        {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 0, 1.0f, 0.0f, 0, 0}, /* a stream-K tail: sampled */
+    };
+    static const struct {
+        int bias;
+        hg_activation act;
+    } epis[] = {{1, HG_ACT_NONE}, {0, HG_ACT_RELU}, {0, HG_ACT_GELU_TANH}, {1, HG_ACT_GELU_TANH}, {1, HG_ACT_RELU}};
+    const size_t ncases = sizeof cases / sizeof cases[0], nepis = sizeof epis / sizeof epis[0];
+    hg_handle h = gpu_handle();
+    if (!h) return;
+    int ran = 0;
+    for (int i = 0; i <= hg_kernel_count(); i++) {
+        hg_kernel kid = HG_KERNEL_AUTO;
+        const char *name = i < hg_kernel_count() ? hg_kernel_info(i, &kid, NULL) : "auto";
+        if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0 &&
+            !(kid >= HG_KERNEL_SM90_128X256X64_S4_C2X1_TN && strcmp(hg_gpu_kernel_filter, "family") == 0))
+            continue;
+        const hg__kernel_entry *e = kid == HG_KERNEL_AUTO ? NULL : hg__find_kernel(kid);
+        ran++;
+        if (e && !e->fuses_epilogue) {
+            /* Refused with a sentence, nothing launched. */
+            hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+            d.opA = e->op_a, d.opB = e->op_b, d.m = 64, d.n = 64, d.k = 64, d.alpha = 1.0f;
+            d.A = (void *)(uintptr_t)0x100000, d.B = (void *)(uintptr_t)0x200000, d.C = (void *)(uintptr_t)0x300000;
+            d.lda = d.ldb = d.ldc = 64, d.dtype = HG_F16;
+            d.activation = HG_ACT_RELU;
+            CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", name);
+            const hg_status st = hg_matmul(h, &d);
+            CHECK(st == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "activation") != NULL,
+                  "%s refuses an epilogue: %s (%s)", name, hg_status_string(st), hg_last_error(h));
+            continue;
+        }
+        for (int dt = 0; dt < 2; dt++)
+            for (size_t c = 0; c < ncases; c++) {
+                if (hg_gpu_quick && c == ncases - 1) continue;
+                /* Each case with two of the epilogues, all of them over the cases. */
+                for (size_t k = 0; k < 2; k++) {
+                    const size_t which = (c * 2 + k + (size_t)dt) % nepis;
+                    gcase t = cases[c];
+                    if (e) t.opA = e->op_a, t.opB = e->op_b;
+                    run_case_epi(h, kid, &t, (hg_dtype)dt, epis[which].bias, epis[which].act);
+                }
+            }
+        if (kid == HG_KERNEL_AUTO) {
+            /* k = 0: C = act(beta C + bias); beta = 1 is not a no-op here. */
+            gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 1.0f, 0, 0};
+            run_case_epi(h, HG_KERNEL_AUTO, &z, HG_F16, 1, HG_ACT_GELU_TANH);
+            z.beta = 0.0f;
+            run_case_epi(h, HG_KERNEL_AUTO, &z, HG_BF16, 1, HG_ACT_RELU);
+        }
+    }
+    hg_destroy(h);
+    if (!ran) SKIP("filtered out by --kernel");
+}
+
 /* AUTO: right on what the V-kernels serve and on what only generic serves. */
 static void test_auto(void)
 {
@@ -567,6 +653,7 @@ static void test_large(void)
 const hg_test_case hg_gpu_tests[] = {
     {"gpu/generic", test_generic}, {"gpu/v0", test_v0},       {"gpu/v1", test_v1},       {"gpu/v2", test_v2},
     {"gpu/v3", test_v3},           {"gpu/v4", test_v4},       {"gpu/v5", test_v5},       {"gpu/v6", test_v6},
-    {"gpu/family", test_family},   {"gpu/auto", test_auto},       {"gpu/repack", test_repack}, {"gpu/stream", test_stream}, {"gpu/large", test_large},
+    {"gpu/family", test_family},   {"gpu/auto", test_auto},   {"gpu/epilogue", test_epilogue},
+    {"gpu/repack", test_repack},   {"gpu/stream", test_stream}, {"gpu/large", test_large},
 };
 const int hg_gpu_test_count = (int)(sizeof hg_gpu_tests / sizeof hg_gpu_tests[0]);

@@ -967,6 +967,51 @@ static void test_overlap_exact(void)
 /* The call's corners on a made-up sm_90 (nothing is launched): interleaved
  * A and C are valid, shared elements are not; k = 0 or alpha = 0 with beta = 1
  * leaves C as it was; hg_plan's sentences name hg_plan. */
+/* hg_matmul: its descriptor's rules and its refusals, on a made-up sm_90
+ * (nothing is launched: every call here fails before that). */
+static void test_matmul_desc(void)
+{
+    hg_handle h = fake_handle(9, 0);
+    CHECK(h != NULL, "fake handle");
+    if (!h) return;
+    char *base = (char *)(uintptr_t)0x10000000;
+    hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+    d.opA = HG_OP_N, d.opB = HG_OP_T, d.m = 64, d.n = 64, d.k = 64;
+    d.A = base, d.B = base + 65536, d.C = base + 2 * 65536, d.lda = d.ldb = d.ldc = 64;
+    CHECK(d.size == sizeof d && d.alpha == 1.0f && d.beta == 0.0f && d.bias == NULL && d.activation == HG_ACT_NONE,
+          "HG_MATMUL_DESC_INIT: size, alpha 1, the rest zero");
+    CHECK(hg_matmul(NULL, &d) == HG_STATUS_INVALID_VALUE, "NULL handle");
+    CHECK(hg_matmul(h, NULL) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "desc is NULL"), "NULL desc: %s",
+          hg_last_error(h));
+    hg_matmul_desc t = d;
+    t.size = sizeof t - 1;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "desc->size"),
+          "a size short of this version's fields: %s", hg_last_error(h));
+    t = d;
+    t.activation = (hg_activation)7;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "activation"),
+          "an activation off the enum: %s", hg_last_error(h));
+    t = d;
+    t.bias = base + 3 * 65536 + 1;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "bias must be 2-byte aligned"),
+          "a bias off 2 bytes: %s", hg_last_error(h));
+    t = d;
+    t.bias = (const char *)t.C + 2 * 64 * 10; /* C's row 10 */
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "bias shares elements with C"),
+          "a bias inside C: %s", hg_last_error(h));
+    t.bias = (const char *)t.C + 2 * 64 * 64; /* just past C */
+    t.activation = HG_ACT_GELU_TANH;
+    CHECK(hg_set_kernel(h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "choose v6");
+    CHECK(hg_matmul(h, &t) == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "bias or an activation"),
+          "the series does not fuse an epilogue: %s", hg_last_error(h));
+    /* A bias in the padding between C's rows is no element of C. */
+    t.ldc = 128;
+    t.bias = (const char *)t.C + 2 * 64;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_NOT_SUPPORTED, "a bias in C's padding passes validation: %s",
+          hg_last_error(h));
+    hg_destroy(h);
+}
+
 static void test_call_corners(void)
 {
     hg_handle h = fake_handle(9, 0);
@@ -1025,13 +1070,22 @@ static const hg_test_case cpu_tests[] = {
     {"cpu/testkit", test_testkit},
     {"cpu/overlap_exact", test_overlap_exact},
     {"cpu/call_corners", test_call_corners},
+    {"cpu/matmul_desc", test_matmul_desc},
 };
 
 static int passed, failed, skipped;
 
+/* --test PART: only the groups whose name holds PART. */
+static const char *test_filter;
+
 static void run(const hg_test_case *t)
 {
     memset(&hg_t, 0, sizeof hg_t);
+    if (test_filter && strstr(t->name, test_filter) == NULL) {
+        skipped++;
+        printf("skip %s: filtered out by --test\n", t->name);
+        return;
+    }
     t->fn();
     if (hg_t.skip_reason) {
         skipped++;
@@ -1055,9 +1109,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--gpu-only")) cpu = 0;
         else if (!strcmp(argv[i], "--quick")) hg_gpu_quick = 1;
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) hg_gpu_kernel_filter = argv[++i];
+        else if (!strcmp(argv[i], "--test") && i + 1 < argc) test_filter = argv[++i];
         else if (!strcmp(argv[i], "--multi-gpu-probe")) return hg_multi_gpu_probe();
         else {
-            fprintf(stderr, "usage: hg-tests [--cpu-only | --gpu-only] [--quick] [--kernel NAME] | --multi-gpu-probe\n");
+            fprintf(stderr, "usage: hg-tests [--cpu-only | --gpu-only] [--quick] [--kernel NAME] [--test PART] | "
+                            "--multi-gpu-probe\n");
             return 2;
         }
     }

@@ -118,6 +118,11 @@ elif [ $rc = 0 ] && grep -qE '^sm90_128x192x64_s4_c2x1_tn +[0-9.]+ +<- auto' <<<
      grep -qE '^sm90_128x256x64_s4_c2x1_nt +[0-9.]+ +<- auto \(on a copy of A\)' <<<"$out3"; then
   ok "bench/plan"; else bad "bench/plan" "rc=$rc: $out ${out2:-} ${out3:-}"; fi
 
+# --act takes none, relu or gelu, and says so when given anything else.
+if ! out=$("$BUILD/hopgemm-bench" --act tanh -m 64 -n 64 -k 64 2>&1) && grep -q "bad activation 'tanh'" <<<"$out" &&
+   "$BUILD/hopgemm-bench" --help 2>&1 | grep -q -- "--act relu|gelu"; then
+  ok "bench/epilogue-options"; else bad "bench/epilogue-options" "$out"; fi
+
 # tools/auto_check.py (#12's rule: AUTO's pick within 5% of the fastest kernel
 # measured on the product): it flags a made-up product where AUTO is 10%
 # slower (exit 1) and passes one where it is 2% slower (exit 0).
@@ -168,6 +173,26 @@ if python3 -c "import torch, pytest" >/dev/null 2>&1; then
 else
   skipped "python/pytest" "python3 lacks torch or pytest"
 fi
+
+# The package's ctypes copy of hg_matmul_desc matches the header's, field for
+# field (a mismatch would pass wrong values, not fail); no torch needed.
+fields="size opA opB m n k alpha beta A lda B ldb C ldc dtype bias activation"
+{ echo '#include <stddef.h>'; echo '#include <stdio.h>'; echo '#include "hopgemm.h"'
+  echo 'int main(void) {'; echo 'printf("%zu", sizeof(hg_matmul_desc));'
+  for f in $fields; do echo "printf(\" $f:%zu\", offsetof(hg_matmul_desc, $f));"; done
+  echo 'putchar(10); return 0; }'; } > "$tmp/desc.c"
+py_layout='import importlib.util, sys, ctypes
+spec = importlib.util.spec_from_file_location("_lib", "python/hopgemm/_lib.py")
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+D = m.MatmulDesc
+assert D().size == ctypes.sizeof(D) and D().alpha == 1.0
+print(str(ctypes.sizeof(D)) + "".join(" %s:%d" % (f, getattr(D, f).offset) for f in sys.argv[1:]))'
+if ! command -v python3 >/dev/null 2>&1; then skipped "python/desc-layout" "no python3"
+elif out=$(gcc -std=c11 -Wall -Werror -Iinclude "$tmp/desc.c" -o "$tmp/desc" 2>&1) && c_layout=$("$tmp/desc") &&
+     py=$(HOPGEMM_LIBRARY=$(realpath "$BUILD/libhopgemm.so") python3 -c "$py_layout" $fields 2>&1) &&
+     [ "$c_layout" = "$py" ]; then ok "python/desc-layout"
+else bad "python/desc-layout" "C: ${c_layout:-$out}
+Python: ${py:-}"; fi
 
 # compute-sanitizer over each kernel on small shapes (GPU tier).
 if [ $gpu = 1 ]; then

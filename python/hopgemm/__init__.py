@@ -1,12 +1,16 @@
 """hopgemm for PyTorch: matrix products on Hopper GPUs through libhopgemm.
 
-    hopgemm.matmul(a, b)       a[m, k] @ b[k, n]
-    hopgemm.linear(x, w, b)    x[..., k] @ w[n, k]^T (+ b), as torch.nn.functional.linear
+    hopgemm.matmul(a, b)          a[m, k] @ b[k, n]
+    hopgemm.linear(x, w, b, act)  act(x[..., k] @ w[n, k]^T + b), as torch.nn.functional.linear
+                                  followed by relu or gelu(approximate="tanh"), fused
 
 CUDA tensors of one device, fp16 or bf16 (all the same), on torch's current
-stream. Both go through the custom operator torch.ops.hopgemm.mm (a fake
-implementation for torch.compile, autograd through the same operator).
+stream. They go through the custom operators torch.ops.hopgemm.mm and
+torch.ops.hopgemm.linear (fake implementations for torch.compile, autograd
+through the same operators).
 """
+from typing import Optional
+
 import torch
 
 from ._lib import HopgemmError, version  # noqa: F401  (public)
@@ -45,9 +49,9 @@ def _check(a, b):
         raise ValueError(f"hopgemm: operands must be on one CUDA device, got {a.device} and {b.device}")
 
 
-@torch.library.custom_op("hopgemm::mm", mutates_args=(), device_types="cuda")
-def _mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    _check(a, b)
+def _launch(a, b, bias=None, act=_lib.ACT_NONE):
+    """c[m, n] = act(a @ b + bias) by the library, on torch's current stream;
+    hg_gemm without an epilogue, hg_matmul with one."""
     m, k = a.shape
     n = b.shape[1]
     c = torch.empty((m, n), dtype=a.dtype, device=a.device)
@@ -59,14 +63,25 @@ def _mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     h = _lib.handle(dev)
     stream = torch.cuda.current_stream(dev).cuda_stream
     s = _lib.lib.hg_set_stream(h, stream)
-    if s == _lib.SUCCESS:
+    if s == _lib.SUCCESS and bias is None and act == _lib.ACT_NONE:
         s = _lib.lib.hg_gemm(h, opa, opb, m, n, k, 1.0, a.data_ptr(), lda, b.data_ptr(), ldb, 0.0, c.data_ptr(),
                              max(n, 1), _DTYPES[a.dtype])
+    elif s == _lib.SUCCESS:
+        d = _lib.MatmulDesc(opA=opa, opB=opb, m=m, n=n, k=k, A=a.data_ptr(), lda=lda, B=b.data_ptr(), ldb=ldb,
+                            C=c.data_ptr(), ldc=max(n, 1), dtype=_DTYPES[a.dtype],
+                            bias=None if bias is None else bias.data_ptr(), activation=act)
+        s = _lib.lib.hg_matmul(h, d)
     if s == _lib.INVALID_VALUE:
         raise ValueError(f"hopgemm: {_lib.last_error(h)}")
     if s != _lib.SUCCESS:
         raise HopgemmError(s, _lib.last_error(h))
     return c
+
+
+@torch.library.custom_op("hopgemm::mm", mutates_args=(), device_types="cuda")
+def _mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    _check(a, b)
+    return _launch(a, b)
 
 
 @_mm.register_fake
@@ -97,16 +112,69 @@ def matmul(a, b):
     return torch.ops.hopgemm.mm(a, b)
 
 
-def linear(x, weight, bias=None):
-    """x @ weight^T (+ bias), as torch.nn.functional.linear: x[..., k],
-    weight[n, k], bias[n]. The product is hopgemm's; the bias is added by torch
-    afterwards (a fused epilogue is not in the library yet)."""
+_ACTIVATIONS = {None: _lib.ACT_NONE, "relu": _lib.ACT_RELU, "gelu_tanh": _lib.ACT_GELU_TANH}
+
+
+def _check_linear(x, weight, bias, act):
+    _check(x, weight.t())
+    if bias is not None:
+        if not isinstance(bias, torch.Tensor) or bias.shape != (weight.shape[0],):
+            raise ValueError(f"hopgemm: linear's bias must have shape ({weight.shape[0]},)")
+        if bias.dtype != x.dtype or bias.device != x.device:
+            raise TypeError(f"hopgemm: linear's bias must be {x.dtype} on {x.device}, got {bias.dtype} on {bias.device}")
+    if act not in _ACTIVATIONS.values():
+        raise ValueError(f"hopgemm: activation code {act} is not one of {sorted(_ACTIVATIONS.values())}")
+
+
+@torch.library.custom_op("hopgemm::linear", mutates_args=(), device_types="cuda")
+def _linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], act: int) -> torch.Tensor:
+    _check_linear(x, weight, bias, act)
+    return _launch(x, weight.t(), None if bias is None else bias.contiguous(), act)
+
+
+@_linear.register_fake
+def _linear_fake(x, weight, bias, act):
+    _check_linear(x, weight, bias, act)
+    return x.new_empty((x.shape[0], weight.shape[0]))
+
+
+def _linear_setup(ctx, inputs, output):
+    x, weight, bias, act = inputs
+    ctx.act = act
+    ctx.has_bias = bias is not None
+    # ReLU's gradient needs the output; GELU's the input to it, computed again in backward.
+    ctx.save_for_backward(x, weight, bias, output if act == _lib.ACT_RELU else None)
+
+
+def _linear_backward(ctx, grad):
+    x, weight, bias, y = ctx.saved_tensors
+    if ctx.act == _lib.ACT_RELU:
+        grad = torch.ops.aten.threshold_backward(grad, y, 0)
+    elif ctx.act == _lib.ACT_GELU_TANH:
+        pre = torch.ops.hopgemm.linear(x, weight, bias, _lib.ACT_NONE)
+        grad = torch.ops.aten.gelu_backward(grad, pre, approximate="tanh")
+    grad_x = torch.ops.hopgemm.mm(grad, weight) if ctx.needs_input_grad[0] else None
+    grad_w = torch.ops.hopgemm.mm(grad.t(), x) if ctx.needs_input_grad[1] else None
+    grad_b = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
+    return grad_x, grad_w, grad_b, None
+
+
+_linear.register_autograd(_linear_backward, setup_context=_linear_setup)
+
+
+def linear(x, weight, bias=None, activation=None):
+    """act(x @ weight^T + bias), as torch.nn.functional.linear followed by the
+    activation: x[..., k], weight[n, k], bias[n] (x's dtype) or None;
+    activation None, "relu" or "gelu_tanh" (torch.nn.functional.gelu with
+    approximate="tanh"). Bias and activation are fused into the product's
+    epilogue (hg_matmul); autograd gives the gradients of all three."""
     if not isinstance(x, torch.Tensor) or x.dim() < 1:
         raise ValueError("hopgemm: linear takes a tensor x of at least 1 dimension")
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
         raise ValueError("hopgemm: linear's weight must be 2-D (n, k)")
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"hopgemm: activation must be None, 'relu' or 'gelu_tanh', got {activation!r}")
     lead = x.shape[:-1]
     x2 = x.reshape(-1, x.shape[-1])
-    _check(x2, weight.t())
-    y = torch.ops.hopgemm.mm(x2, weight.t()).reshape(*lead, weight.shape[0])
-    return y if bias is None else y + bias
+    y = torch.ops.hopgemm.linear(x2, weight, bias, _ACTIVATIONS[activation])
+    return y.reshape(*lead, weight.shape[0])

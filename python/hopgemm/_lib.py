@@ -20,6 +20,7 @@ STATUS_NAMES = {
 SUCCESS, INVALID_VALUE, NOT_SUPPORTED = 0, 1, 2
 OP_N, OP_T = 0, 1
 F16, BF16 = 0, 1
+ACT_NONE, ACT_RELU, ACT_GELU_TANH = 0, 1, 2
 
 
 class HopgemmError(RuntimeError):
@@ -69,6 +70,37 @@ lib.hg_set_stream.restype = ctypes.c_int
 lib.hg_gemm.argtypes = [_vp, ctypes.c_int, ctypes.c_int, _i64, _i64, _i64, ctypes.c_float, _vp, _i64, _vp, _i64,
                         ctypes.c_float, _vp, _i64, ctypes.c_int]
 lib.hg_gemm.restype = ctypes.c_int
+
+
+class MatmulDesc(ctypes.Structure):
+    """hg_matmul_desc, field for field (hopgemm.h); `size` set to its size."""
+
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("opA", ctypes.c_int),
+        ("opB", ctypes.c_int),
+        ("m", _i64),
+        ("n", _i64),
+        ("k", _i64),
+        ("alpha", ctypes.c_float),
+        ("beta", ctypes.c_float),
+        ("A", _vp),
+        ("lda", _i64),
+        ("B", _vp),
+        ("ldb", _i64),
+        ("C", _vp),
+        ("ldc", _i64),
+        ("dtype", ctypes.c_int),
+        ("bias", _vp),
+        ("activation", ctypes.c_int),
+    ]
+
+    def __init__(self, **fields):
+        super().__init__(size=ctypes.sizeof(MatmulDesc), alpha=1.0, **fields)
+
+
+lib.hg_matmul.argtypes = [_vp, ctypes.POINTER(MatmulDesc)]
+lib.hg_matmul.restype = ctypes.c_int
 lib.hg_last_error.argtypes = [_vp]
 lib.hg_last_error.restype = ctypes.c_char_p
 lib.hg_get_version.argtypes = []

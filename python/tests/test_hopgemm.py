@@ -84,6 +84,62 @@ def test_linear_batched_and_bias():
     assert y.shape == (2, 3, 40) and rel_err(y, ref) < 4 * ulp(torch.float16)
 
 
+def gelu_tanh(v):
+    return 0.5 * v * (1.0 + torch.tanh((2.0 / torch.pi) ** 0.5 * (v + 0.044715 * v**3)))
+
+
+REF_ACTS = {None: lambda v: v, "relu": torch.relu, "gelu_tanh": gelu_tanh}
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("activation", [None, "relu", "gelu_tanh"])
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_linear_epilogue(dtype, activation, with_bias):
+    """Bias and activation fused by the library, against float64 from the same inputs."""
+    g = torch.Generator(device="cuda").manual_seed(7)
+    x = torch.randn(3, 100, 192, device="cuda", dtype=dtype, generator=g)
+    w = torch.randn(330, 192, device="cuda", dtype=dtype, generator=g) / 8
+    bias = torch.randn(330, device="cuda", dtype=dtype, generator=g) if with_bias else None
+    y = hopgemm.linear(x, w, bias, activation)
+    pre = x.double() @ w.double().t() + (bias.double() if with_bias else 0.0)
+    ref = REF_ACTS[activation](pre)
+    assert y.shape == (3, 100, 330) and y.dtype == dtype
+    # An absolute error against the pre-activation's scale (GELU and ReLU bring
+    # elements near 0 whose neighbours in the product were not).
+    assert ((y.double() - ref).abs().max() / pre.abs().max()).item() < 4 * ulp(dtype)
+
+
+@needs_gpu
+@pytest.mark.parametrize("activation", [None, "relu", "gelu_tanh"])
+def test_linear_epilogue_autograd(activation):
+    """Gradients of x, weight and bias through the fused operator, against
+    torch's linear and activation in float64."""
+    g = torch.Generator(device="cuda").manual_seed(11)
+    x = torch.randn(64, 96, device="cuda", dtype=torch.float16, generator=g).requires_grad_()
+    w = (torch.randn(80, 96, device="cuda", dtype=torch.float16, generator=g) / 8).requires_grad_()
+    b = torch.randn(80, device="cuda", dtype=torch.float16, generator=g).requires_grad_()
+    torch.library.opcheck(torch.ops.hopgemm.linear.default, (x, w, b, 2 if activation == "gelu_tanh" else 0))
+    up = torch.randn(64, 80, device="cuda", dtype=torch.float64, generator=g)
+    (hopgemm.linear(x, w, b, activation).double() * up).sum().backward()
+    xd, wd, bd = (t.detach().double().requires_grad_() for t in (x, w, b))
+    (REF_ACTS[activation](torch.nn.functional.linear(xd, wd, bd)) * up).sum().backward()
+    for ours, ref in ((x.grad, xd.grad), (w.grad, wd.grad), (b.grad, bd.grad)):
+        assert rel_err(ours, ref) < 8 * ulp(torch.float16)
+
+
+@needs_gpu
+def test_linear_bad_epilogue():
+    x = torch.randn(4, 8, device="cuda", dtype=torch.float16)
+    w = torch.randn(6, 8, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="activation"):
+        hopgemm.linear(x, w, None, "gelu")
+    with pytest.raises(ValueError, match="shape"):
+        hopgemm.linear(x, w, torch.zeros(5, device="cuda", dtype=torch.float16))
+    with pytest.raises(TypeError, match="bias"):
+        hopgemm.linear(x, w, torch.zeros(6, device="cuda", dtype=torch.float32))
+
+
 @needs_gpu
 def test_current_stream_and_threads():
     """The work runs on torch's current stream; each thread has its own handle."""

@@ -87,6 +87,10 @@ struct hg_fam_cfg {
      * none of the three builds with 200 / 104; its 96 accumulators leave the
      * consumers room. */
     static constexpr bool NARROW_CONSUMERS = BN == 192;
+    /* Whether the staged epilogue applies hg_matmul's bias and activation:
+     * not where its code spills (hg_internal.h's HG_FAM_FUSES_EPILOGUE
+     * says the same to dispatch). */
+    static constexpr bool FUSES_EPILOGUE = HG_FAM_FUSES_EPILOGUE(BM, BN);
     static constexpr int REGS_CONSUMER = NARROW_CONSUMERS ? 200 : 232;
     static constexpr int REGS_PRODUCER = NARROW_CONSUMERS ? 104 : 40;
 
@@ -153,7 +157,11 @@ struct hg_fam_cfg {
     static constexpr int OFF_BARRIERS = OFF_EPI + EPI_BYTES;
     static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS; /* full, empty, C loads */
     static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * 8;       /* stream-K: one u32 per consumer */
-    static constexpr int SMEM_USED = OFF_FLAGS + CONSUMERS * 4;
+    /* hg_matmul's bias of the tile's columns, one copy per consumer (the
+     * staged epilogue reads it from here, not from global memory). */
+    static constexpr int BIAS_BYTES = C_THREAD || !FUSES_EPILOGUE ? 0 : CONSUMERS * BN * ELEM_BYTES;
+    static constexpr int OFF_BIAS = OFF_FLAGS + CONSUMERS * 4;
+    static constexpr int SMEM_USED = OFF_BIAS + BIAS_BYTES;
     static constexpr int SMEM_BYTES = SMEM_USED + SWIZZLE_ATOM_BYTES;   /* slack to align the base */
     static constexpr int SMEM_LIMIT = 232448;                           /* sm_90's opt-in maximum */
 

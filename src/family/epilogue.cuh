@@ -1,6 +1,7 @@
 /*
  * epilogue.cuh: one consumer writes its WG_M x BN result as
- * C = alpha * acc + beta * C, chunk by chunk (EPI_ROWS x EPI_COLS, 64 x 64):
+ * C = act(alpha * acc + beta * C + bias), chunk by chunk (EPI_ROWS x
+ * EPI_COLS, 64 x 64); bias and act only in the EPI kernel (hg_matmul):
  *
  *   1. thread 0 waits until the bulk store that last used the chunk's slot
  *      has read it (wait_group.read EPI_SLOTS - 1: the other slot's store may
@@ -29,11 +30,45 @@
 
 #include "config.cuh"
 
-template <class Cfg, int DT> struct hg_fam_epilogue {
+template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
     uint8_t *slots;  /* this consumer's EPI_SLOTS chunks */
     uint64_t *cbar;  /* per slot: its C load's barrier */
     uint32_t seq;    /* chunks staged so far: the slot is seq % EPI_SLOTS */
     uint32_t phases; /* bit s: the parity slot s's next C load completes */
+
+    /* The fragment's geometry (9.7.15.5.1): a warp's 16 rows, a quad's
+     * lanes along a row, a pair's columns 8 apart. */
+    static constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8;
+    static constexpr int PAIRS = Cfg::EPI_COLS / PAIR_COLS; /* column pairs per thread per chunk */
+    /* hg_matmul's bias for the tile's BN columns, in three steps that keep
+     * its global latency off the epilogue and hold one register across the
+     * mainloop: prefetch_bias (before the mainloop: each of the first BN / 2
+     * threads loads a pair into bias_pair), stash_bias (after it: the pair
+     * into bias_smem, this consumer's copy), stage (each pair from there,
+     * after the chunk's first bar.sync, as it is used). */
+    uint32_t *bias_smem; /* BN / 2 pairs (Cfg::OFF_BIAS) */
+    uint32_t bias_pair;
+    static constexpr int BIAS_PAIRS = Cfg::BN / 2;
+    static_assert(BIAS_PAIRS <= Cfg::WG_THREADS, "a bias pair per thread");
+
+    __device__ __forceinline__ void prefetch_bias(const hg_epilogue &epi, int64_t col0, int ctid)
+    {
+        if constexpr (EPI && Cfg::BIAS_BYTES > 0) {
+            const int64_t col = col0 + 2 * ctid;
+            bias_pair = 0;
+            if (epi.bias == nullptr || ctid >= BIAS_PAIRS) return;
+            if (col < epi.n) bias_pair = __ldg(epi.bias + col);
+            if (col + 1 < epi.n) bias_pair |= (uint32_t)__ldg(epi.bias + col + 1) << 16;
+        }
+    }
+
+    /* Before the tile's first chunk: every thread of the consumer passed
+     * the previous tile's last bar.sync, so no one still reads the copy; the
+     * first chunk's bar.sync makes the stores visible. */
+    __device__ __forceinline__ void stash_bias(int ctid)
+    {
+        if (ctid < BIAS_PAIRS) bias_smem[ctid] = bias_pair;
+    }
 
     /* Byte offset of element (r, c) of a chunk: rows of ROW_BYTES, the
      * 16-byte unit of a row permuted by the row's index mod SWIZZLE_ROWS. */
@@ -44,19 +79,22 @@ template <class Cfg, int DT> struct hg_fam_epilogue {
         return (uint32_t)(r * Cfg::ROW_BYTES) + unit * Cfg::SWIZZLE_UNIT_BYTES + byte % Cfg::SWIZZLE_UNIT_BYTES;
     }
 
-    /* Step 3 for one chunk. Fragment layout (9.7.15.5.1): thread t, warp
+    /* Step 3 for one chunk: fragment layout (9.7.15.5.1): thread t, warp
      * w = t / 32, lane l: frag[4j + 2h + e] is element (16w + l/4 + 8h,
      * 8j + 2(l%4) + e) of the chunk. Each pair (e = 0, 1) is one 4-byte
-     * st.shared. */
-    static __device__ __forceinline__ void stage(uint8_t *slot, const float *frag, const hg_epilogue &epi, int ctid)
+     * st.shared. FIN: the bias and activation; bias: the thread's first
+     * pair in the consumer's copy (bias_smem), pair j PAIR_COLS / 2 further,
+     * read as it is used (read ahead into registers, it spilled). */
+    template <class FIN>
+    static __device__ __forceinline__ void stage(uint8_t *slot, const float *frag, const hg_epilogue &epi,
+                                                 const uint32_t *bias, int ctid)
     {
-        constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8; /* the fragment's geometry */
         const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
         const int r = warp * WARP_ROWS + lane / QUAD;
         const int c = 2 * (lane % QUAD);
         const bool with_c = epi.beta != 0.0f;
 #pragma unroll
-        for (int j = 0; j < Cfg::EPI_COLS / PAIR_COLS; j++) {
+        for (int j = 0; j < PAIRS; j++) {
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 uint32_t *dst = (uint32_t *)(slot + swizzled(r + PAIR_COLS * h, c + PAIR_COLS * j));
@@ -65,6 +103,13 @@ template <class Cfg, int DT> struct hg_fam_epilogue {
                     const uint32_t old = *dst;
                     v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old & 0xFFFF));
                     v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old >> 16));
+                }
+                if constexpr (FIN::bias) {
+                    const uint32_t pair = bias[j * PAIR_COLS / 2];
+                    v0 = hg_fin_apply<FIN>(v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFF)));
+                    v1 = hg_fin_apply<FIN>(v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
+                } else {
+                    v0 = hg_fin_apply<FIN>(v0, 0.0f), v1 = hg_fin_apply<FIN>(v1, 0.0f);
                 }
                 *dst = hg_pack2<DT>(v0, v1);
             }
@@ -113,9 +158,10 @@ template <class Cfg, int DT> struct hg_fam_epilogue {
      * `loaded` says its old C is already on the way, and the next chunk's
      * (at next_row0, next_col0, when has_next) is loaded into the other slot
      * while this one is staged. */
+    template <class FIN>
     __device__ __forceinline__ void chunk(const CUtensorMap *map_c, const float *frag, const hg_epilogue &epi,
-                                          int64_t row0, int64_t col0, int ctid, int bar_id, bool loaded,
-                                          bool has_next, int64_t next_row0, int64_t next_col0)
+                                          int64_t row0, int64_t col0, int bias_off, int ctid, int bar_id,
+                                          bool loaded, bool has_next, int64_t next_row0, int64_t next_col0)
     {
         static_assert(Cfg::EPI_SLOTS == 2, "the C loads look one chunk ahead into the other slot");
         const uint32_t s = seq % Cfg::EPI_SLOTS;
@@ -139,7 +185,10 @@ template <class Cfg, int DT> struct hg_fam_epilogue {
             hg_mbarrier_wait(&cbar[s], (phases >> s) & 1u);
             phases ^= 1u << s;
         }
-        stage(slot, frag, epi, ctid);
+        /* The chunk's bias: stash_bias's stores are visible past the
+         * bar.sync above. */
+        const int quad_col = 2 * (ctid % Cfg::WARP_THREADS % QUAD);
+        stage<FIN>(slot, frag, epi, bias_smem + (bias_off + quad_col) / 2, ctid);
         hg_fence_proxy_async_shared_cta();
         hg_bar_sync(bar_id, Cfg::WG_THREADS);
         if (col0 + Cfg::EPI_COLS > epi.n && epi.n % Cfg::TMA_ALIGN_ELEMS != 0) {
@@ -161,7 +210,18 @@ template <class Cfg, int DT> struct hg_fam_epilogue {
     __device__ __forceinline__ void tile(const CUtensorMap *map_c, const float *acc, const hg_epilogue &epi,
                                          int64_t row0, int64_t col0, int ctid, int bar_id, bool first_loaded)
     {
+        hg_fin_dispatch<EPI>(epi, [&](auto fin) {
+            tile_as<decltype(fin)>(map_c, acc, epi, row0, col0, ctid, bar_id, first_loaded);
+        });
+    }
+
+    /* tile() with the bias and activation FIN. */
+    template <class FIN>
+    __device__ __forceinline__ void tile_as(const CUtensorMap *map_c, const float *acc, const hg_epilogue &epi,
+                                            int64_t row0, int64_t col0, int ctid, int bar_id, bool first_loaded)
+    {
         bool loaded = first_loaded;
+        if constexpr (FIN::bias) stash_bias(ctid);
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++) {
 #pragma unroll
@@ -176,8 +236,8 @@ template <class Cfg, int DT> struct hg_fam_epilogue {
                     nr0 = r0 + Cfg::EPI_ROWS, nc0 = col0;
                     has_next = i + 1 < Cfg::M_ATOMS && nr0 < epi.m;
                 }
-                chunk(map_c, acc + i * Cfg::ACC_ATOM + q * Cfg::EPI_ACC_PER_CHUNK, epi, r0, c0, ctid, bar_id, loaded,
-                      has_next, nr0, nc0);
+                chunk<FIN>(map_c, acc + i * Cfg::ACC_ATOM + q * Cfg::EPI_ACC_PER_CHUNK, epi, r0, c0,
+                           q * Cfg::EPI_COLS, ctid, bar_id, loaded, has_next, nr0, nc0);
                 loaded = has_next;
             }
         }

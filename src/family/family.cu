@@ -11,7 +11,7 @@ template <class Cfg> struct hg_fam_host {
     typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap, hg_epilogue, hg_sk_plan,
                               hg_fam_sched<Cfg>, float *, uint32_t *);
 
-    template <int DT> static kernel_fn kernel() { return hg_fam_kernel<Cfg, DT>; }
+    template <int DT, bool EPI> static kernel_fn kernel() { return hg_fam_kernel<Cfg, DT, EPI>; }
 
     static cudaLaunchConfig_t launch_config(cudaLaunchAttribute attr[1], int64_t clusters, cudaStream_t stream)
     {
@@ -23,7 +23,7 @@ template <class Cfg> struct hg_fam_host {
     static int64_t resident_clusters(const hg__device *d)
     {
         static int cached[HG_MAX_DEVICES];
-        return hg_resident_clusters((const void *)kernel<0>(), Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, d,
+        return hg_resident_clusters((const void *)kernel<0, false>(), Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, d,
                                     cached);
     }
 
@@ -87,7 +87,10 @@ template <class Cfg> struct hg_fam_host {
         else if (st == HG_STATUS_SUCCESS)
             st = hg_c_tensor_map(p, Cfg::EPI_COLS, Cfg::EPI_ROWS, Cfg::SWIZZLE_BYTES, &map_c, e);
         if (st != HG_STATUS_SUCCESS) return st;
-        const void *fn = (const void *)kernel<DT>();
+        /* The fused epilogue's kernel only where the configuration has one. */
+        const void *fn = (const void *)kernel<DT, false>();
+        if constexpr (Cfg::FUSES_EPILOGUE)
+            if (hg__has_epilogue(p)) fn = (const void *)kernel<DT, true>();
         st = hg_set_smem(fn, Cfg::SMEM_BYTES, name, e);
         if (st != HG_STATUS_SUCCESS) return st;
 

@@ -75,7 +75,9 @@ template <class Cfg> static __device__ __forceinline__ hg_fam_cta<Cfg> hg_fam_ct
     return c;
 }
 
-template <class Cfg, int DT>
+/* EPI: compiled with hg_matmul's bias and activation (a call without them
+ * runs the kernel that carries none of their code). */
+template <class Cfg, int DT, bool EPI>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     hg_fam_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                   const __grid_constant__ CUtensorMap map_c, hg_epilogue epi, hg_sk_plan plan,
@@ -106,11 +108,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const int ctid = tid % Cfg::WG_THREADS;
         const int bar_id = 1 + wg; /* this group's named barrier (0 is __syncthreads) */
         volatile uint32_t *sk_last = (volatile uint32_t *)(cta.smem + Cfg::OFF_FLAGS) + wg;
-        hg_fam_epilogue<Cfg, DT> out;
+        hg_fam_epilogue<Cfg, DT, EPI> out;
         out.slots = cta.smem + Cfg::OFF_EPI + wg * Cfg::EPI_SLOTS * Cfg::EPI_CHUNK_BYTES;
         out.cbar = hg_fam_cload_barriers<Cfg>(cta.smem, wg);
         out.seq = 0;
         out.phases = 0;
+        out.bias_smem = (uint32_t *)(cta.smem + Cfg::OFF_BIAS) + wg * (Cfg::BN / 2);
         float acc[Cfg::ACC];
         hg_pipe_cursor cur = hg_pipe_consumer_start();
         hg_prof_consumer pr = hg_prof_consumer::start(hg_fam_prof_rows<Cfg>(), wg, ctid);
@@ -130,6 +133,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             /* Only a whole tile surely writes C (a tail piece may not). */
             const bool first_loaded =
                 !Cfg::C_THREAD && pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid);
+            if constexpr (!Cfg::C_THREAD) out.prefetch_bias(epi, offset_n, ctid);
             hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, wg, ctid, pc.k_end - pc.k_begin, &pr);
             const uint32_t t_drained = hg_prof_clock();
             pr.main += t_drained - t_piece;
@@ -140,10 +144,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 continue;
             }
             if constexpr (Cfg::C_THREAD) {
+                hg_fin_dispatch<EPI>(epi, [&](auto fin) {
 #pragma unroll
-                for (int i = 0; i < Cfg::M_ATOMS; i++)
-                    hg_store_wgmma_acc<DT, Cfg::BN, Cfg::SWAP_AB>(epi, acc + i * Cfg::ACC_ATOM,
-                                                                  row0 + (int64_t)i * Cfg::MMA_M, offset_n, ctid);
+                    for (int i = 0; i < Cfg::M_ATOMS; i++)
+                        hg_store_wgmma_acc<DT, Cfg::BN, Cfg::SWAP_AB, decltype(fin)>(
+                            epi, acc + i * Cfg::ACC_ATOM, row0 + (int64_t)i * Cfg::MMA_M, offset_n, ctid);
+                });
             } else {
                 out.tile(&map_c, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
             }

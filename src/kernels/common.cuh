@@ -33,11 +33,13 @@ template <int DT> static __device__ __forceinline__ uint32_t hg_pack2(float lo, 
     return (uint32_t)hg_f32_to_elem<DT>(lo) | ((uint32_t)hg_f32_to_elem<DT>(hi) << 16);
 }
 
-/* What the epilogue needs to write C = alpha * acc + beta * C. */
+/* What the epilogue needs to write C = act(alpha * acc + beta * C + bias). */
 typedef struct {
     uint16_t *C;
     int64_t ldc, m, n;
     float alpha, beta;
+    const uint16_t *bias; /* NULL, or n elements: bias[col] joins column col */
+    int act;              /* hg_activation */
 } hg_epilogue;
 
 static inline hg_epilogue hg_epilogue_of(const hg__problem *p)
@@ -49,23 +51,87 @@ static inline hg_epilogue hg_epilogue_of(const hg__problem *p)
     e.n = p->n;
     e.alpha = p->alpha;
     e.beta = p->beta;
+    e.bias = (const uint16_t *)p->bias;
+    e.act = (int)p->act;
     return e;
 }
 
-/* alpha * acc + beta * old; with beta == 0, C is not read (so NaN in C does
- * not leak into the result, as BLAS promises). */
-template <int DT>
-static __device__ __forceinline__ float hg_epilogue_value(const hg_epilogue &e, float acc, const uint16_t *c)
+/* GELU's tanh form (cuBLASLt's CUBLASLT_EPILOGUE_GELU): 0.5 v (1 + tanh(u)),
+ * u = sqrt(2 / pi) (v + 0.044715 v^3), computed as the equal v / (1 + e^-2u):
+ * one ex2 and one rcp, a few ulp of fp32 off (tanhf's branches and series,
+ * unrolled over a tile, made the epilogue's code too long). v = -inf gives
+ * NaN, as the formula does; +inf gives +inf. */
+#define HG_GELU_SQRT_2_OVER_PI 0.7978845608028654f
+#define HG_GELU_CUBIC 0.044715f
+#define HG_LOG2_E 1.4426950408889634f
+static __device__ __forceinline__ float hg_gelu_tanh(float v)
 {
-    float v = e.alpha * acc;
-    if (e.beta != 0.0f) v += e.beta * hg_elem_to_f32<DT>(*c);
+    /* -2u log2(e) = v (LIN + CUB v^2) */
+    constexpr float LIN = -2.0f * HG_GELU_SQRT_2_OVER_PI * HG_LOG2_E, CUB = LIN * HG_GELU_CUBIC;
+    return v * hg_rcp_approx(1.0f + hg_ex2_approx(v * fmaf(CUB, v * v, LIN)));
+}
+
+/* hg_matmul's part of the epilogue, after alpha * acc + beta * C: a bias per
+ * column, then an activation, as compile-time choices. A kernel carries the
+ * code of the choices it may run and a call runs one of them, chosen once
+ * (hg_fin_dispatch), so the per-element code stays short: with every choice
+ * tested per element, the 128 x 256 epilogue ran 45% slower. */
+template <int ACT, bool BIAS> struct hg_fin {
+    static constexpr int act = ACT;
+    static constexpr bool bias = BIAS;
+};
+typedef hg_fin<HG_ACT_NONE, false> hg_fin_none;
+
+/* Column col's bias (col < n), 0 where FIN has none. */
+template <int DT, class FIN> static __device__ __forceinline__ float hg_fin_bias(const hg_epilogue &e, int64_t col)
+{
+    if constexpr (FIN::bias) return hg_elem_to_f32<DT>(__ldg(e.bias + col));
+    else return 0.0f;
+}
+
+/* v + bias, then the activation; ReLU keeps a NaN. */
+template <class FIN> static __device__ __forceinline__ float hg_fin_apply(float v, float bias)
+{
+    if constexpr (FIN::bias) v += bias;
+    if constexpr (FIN::act == HG_ACT_RELU) v = v < 0.0f ? 0.0f : v;
+    else if constexpr (FIN::act == HG_ACT_GELU_TANH) v = hg_gelu_tanh(v);
     return v;
 }
 
-/* Write C[row, col] and C[row, col + 1] (each only where inside m x n). A
- * 4-byte store when both are inside and the pair is 4-byte aligned, which
- * holds for the TMA kernels (C 16-byte aligned, ldc % 8 == 0, col even). */
-template <int DT>
+/* f(FIN()) with the finisher the call asks for. FUSED false (a kernel built
+ * without hg_matmul's epilogue): f(hg_fin_none()) alone. The branch is
+ * uniform: every thread takes the same one. */
+template <bool FUSED, class F> static __device__ __forceinline__ void hg_fin_dispatch(const hg_epilogue &e, F &&f)
+{
+    if constexpr (!FUSED) {
+        f(hg_fin_none());
+    } else if (e.bias != nullptr) {
+        if (e.act == HG_ACT_RELU) f(hg_fin<HG_ACT_RELU, true>());
+        else if (e.act == HG_ACT_GELU_TANH) f(hg_fin<HG_ACT_GELU_TANH, true>());
+        else f(hg_fin<HG_ACT_NONE, true>());
+    } else {
+        if (e.act == HG_ACT_RELU) f(hg_fin<HG_ACT_RELU, false>());
+        else if (e.act == HG_ACT_GELU_TANH) f(hg_fin<HG_ACT_GELU_TANH, false>());
+        else f(hg_fin_none());
+    }
+}
+
+/* act(alpha * acc + beta * old + bias) at column col; with beta == 0, C is
+ * not read (so NaN in C does not leak into the result, as BLAS promises). */
+template <int DT, class FIN = hg_fin_none>
+static __device__ __forceinline__ float hg_epilogue_value(const hg_epilogue &e, float acc, const uint16_t *c,
+                                                          int64_t col)
+{
+    float v = e.alpha * acc;
+    if (e.beta != 0.0f) v += e.beta * hg_elem_to_f32<DT>(*c);
+    return hg_fin_apply<FIN>(v, hg_fin_bias<DT, FIN>(e, col));
+}
+
+/* Write C[row, col] and C[row, col + 1] (each only where inside m x n), FIN
+ * the bias and activation (hg_fin). A 4-byte store when both are inside and
+ * the pair is 4-byte aligned, which holds for the TMA kernels (C 16-byte
+ * aligned, ldc % 8 == 0, col even). */
+template <int DT, class FIN = hg_fin_none>
 static __device__ __forceinline__ void hg_store_pair(const hg_epilogue &e, int64_t row, int64_t col, float v0,
                                                      float v1)
 {
@@ -78,20 +144,22 @@ static __device__ __forceinline__ void hg_store_pair(const hg_epilogue &e, int64
             o0 += e.beta * hg_elem_to_f32<DT>((uint16_t)(old & 0xFFFF));
             o1 += e.beta * hg_elem_to_f32<DT>((uint16_t)(old >> 16));
         }
+        o0 = hg_fin_apply<FIN>(o0, hg_fin_bias<DT, FIN>(e, col));
+        o1 = hg_fin_apply<FIN>(o1, hg_fin_bias<DT, FIN>(e, col + 1));
         *(uint32_t *)c = hg_pack2<DT>(o0, o1);
     } else {
-        c[0] = hg_f32_to_elem<DT>(hg_epilogue_value<DT>(e, v0, c));
-        if (col + 1 < e.n) c[1] = hg_f32_to_elem<DT>(hg_epilogue_value<DT>(e, v1, c + 1));
+        c[0] = hg_f32_to_elem<DT>(hg_epilogue_value<DT, FIN>(e, v0, c, col));
+        if (col + 1 < e.n) c[1] = hg_f32_to_elem<DT>(hg_epilogue_value<DT, FIN>(e, v1, c + 1, col + 1));
     }
 }
 
 /* Write C[row, col] alone (when inside m x n). */
-template <int DT>
+template <int DT, class FIN = hg_fin_none>
 static __device__ __forceinline__ void hg_store_one(const hg_epilogue &e, int64_t row, int64_t col, float v)
 {
     if (row >= e.m || col >= e.n) return;
     uint16_t *c = e.C + row * e.ldc + col;
-    *c = hg_f32_to_elem<DT>(hg_epilogue_value<DT>(e, v, c));
+    *c = hg_f32_to_elem<DT>(hg_epilogue_value<DT, FIN>(e, v, c, col));
 }
 
 /* Store an m64nN wgmma accumulator fragment (N/2 floats per thread of the warp
@@ -102,7 +170,7 @@ static __device__ __forceinline__ void hg_store_one(const hg_epilogue &e, int64_
  * column r; element by element then, since a fragment's neighbours along
  * C's rows sit in other lanes (the 8 lanes of one l % 4 write 16
  * contiguous bytes). */
-template <int DT, int N, bool TRANSPOSED = false>
+template <int DT, int N, bool TRANSPOSED = false, class FIN = hg_fin_none>
 static __device__ __forceinline__ void hg_store_wgmma_acc(const hg_epilogue &e, const float *d, int64_t row0,
                                                           int64_t col0, int tid_in_wg)
 {
@@ -112,13 +180,13 @@ static __device__ __forceinline__ void hg_store_wgmma_acc(const hg_epilogue &e, 
 #pragma unroll
     for (int j = 0; j < N / 8; j++) {
         if constexpr (TRANSPOSED) {
-            hg_store_one<DT>(e, c + 8 * j, r, d[4 * j + 0]);
-            hg_store_one<DT>(e, c + 8 * j + 1, r, d[4 * j + 1]);
-            hg_store_one<DT>(e, c + 8 * j, r + 8, d[4 * j + 2]);
-            hg_store_one<DT>(e, c + 8 * j + 1, r + 8, d[4 * j + 3]);
+            hg_store_one<DT, FIN>(e, c + 8 * j, r, d[4 * j + 0]);
+            hg_store_one<DT, FIN>(e, c + 8 * j + 1, r, d[4 * j + 1]);
+            hg_store_one<DT, FIN>(e, c + 8 * j, r + 8, d[4 * j + 2]);
+            hg_store_one<DT, FIN>(e, c + 8 * j + 1, r + 8, d[4 * j + 3]);
         } else {
-            hg_store_pair<DT>(e, r, c + 8 * j, d[4 * j + 0], d[4 * j + 1]);
-            hg_store_pair<DT>(e, r + 8, c + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+            hg_store_pair<DT, FIN>(e, r, c + 8 * j, d[4 * j + 0], d[4 * j + 1]);
+            hg_store_pair<DT, FIN>(e, r + 8, c + 8 * j, d[4 * j + 2], d[4 * j + 3]);
         }
     }
 }

@@ -464,18 +464,23 @@ __global__ void __launch_bounds__(GN_THREADS, 1) hg_generic_kernel(gn_args args,
     }
 }
 
-/* k = 0 or alpha = 0 (dispatch makes them one case): C = beta * C exactly,
+/* k = 0 or alpha = 0 (dispatch makes them one case): C = act(beta * C + bias), beta * C exact,
  * one fp32 product rounded once, whatever alpha is; C is not read when beta
  * is 0 (zeros over NaN). Rows grid-stride over y, columns over x and the
  * block. */
 template <int DT> __global__ void __launch_bounds__(GN_SCALE_THREADS) hg_generic_scale_kernel(hg_epilogue epi)
 {
-    for (int64_t row = blockIdx.y; row < epi.m; row += gridDim.y) {
-        uint16_t *c_row = epi.C + row * epi.ldc;
-        for (int64_t col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; col < epi.n;
-             col += (int64_t)gridDim.x * blockDim.x)
-            c_row[col] = hg_f32_to_elem<DT>(epi.beta != 0.0f ? epi.beta * hg_elem_to_f32<DT>(c_row[col]) : 0.0f);
-    }
+    hg_fin_dispatch<true>(epi, [&](auto fin) {
+        using FIN = decltype(fin);
+        for (int64_t row = blockIdx.y; row < epi.m; row += gridDim.y) {
+            uint16_t *c_row = epi.C + row * epi.ldc;
+            for (int64_t col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; col < epi.n;
+                 col += (int64_t)gridDim.x * blockDim.x) {
+                const float v = epi.beta != 0.0f ? epi.beta * hg_elem_to_f32<DT>(c_row[col]) : 0.0f;
+                c_row[col] = hg_f32_to_elem<DT>(hg_fin_apply<FIN>(v, hg_fin_bias<DT, FIN>(epi, col)));
+            }
+        }
+    });
 }
 
 /* ---- host ------------------------------------------------------------------ */
@@ -549,5 +554,12 @@ hg_status hg__generic_launch(const hg__problem *p, const hg__device *d, struct C
     /* cp.async moves 16 aligned bytes: every chunk start (base + row * ld +
      * multiple of 8) is 16-byte aligned exactly when these hold. */
     const int vec = ((((uintptr_t)p->A) | ((uintptr_t)p->B)) & 15) == 0 && ((p->lda | p->ldb) & 7) == 0;
-    return p->dtype == HG_F16 ? gn_launch_dt<0>(p, a, epi, vec, s, e) : gn_launch_dt<1>(p, a, epi, vec, s, e);
+    hg_status st = p->dtype == HG_F16 ? gn_launch_dt<0>(p, a, epi, vec, s, e) : gn_launch_dt<1>(p, a, epi, vec, s, e);
+    if (st != HG_STATUS_SUCCESS || !hg__has_epilogue(p)) return st;
+    /* hg_matmul's bias and activation in a second pass over C (the main
+     * kernel has no registers to spare for them): C = act(C + bias), the
+     * product rounded to C's type first. */
+    hg_epilogue finish = epi;
+    finish.beta = 1.0f;
+    return p->dtype == HG_F16 ? gn_launch_scale<0>(finish, s, e) : gn_launch_scale<1>(finish, s, e);
 }

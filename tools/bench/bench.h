@@ -90,6 +90,8 @@ typedef struct {
     hg_op opA, opB;
     hg_dtype dtype;
     float alpha, beta;
+    bool bias;              /* --bias: hg_matmul with a random bias of n elements */
+    hg_activation act;      /* --act */
     int repeat, warmup;
     double cooldown;
     double timeout; /* seconds one wait for the GPU may take; 0: forever */
@@ -147,6 +149,7 @@ typedef struct {
     cublasLtMatmulAlgo_t best;
     /* Copy c of A lives at slab_a + c * stride_a, and so on. */
     char *slab_a, *slab_b, *slab_c;
+    uint16_t *d_bias, *h_bias; /* --bias: on the device, and its host copy for the check */
     size_t stride_a, stride_b, stride_c;
     int copies;
     size_t na, nb, nc;
@@ -218,6 +221,9 @@ typedef struct {
 
 void copy_str(char *dst, size_t n, const char *src);
 const char *dtype_name(hg_dtype d);
+/* --bias and --act as the CSV's epilogue column writes them: none, bias,
+ * relu, gelu, bias+relu, bias+gelu. */
+const char *epilogue_name(const options *o);
 void usage(FILE *f);
 int build_selection(options *o);
 int parse_args(int argc, char **argv, options *o);
@@ -252,6 +258,11 @@ lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool 
                              char *err, size_t n);
 lstatus time_host(bench *b, const launcher *l, double *us, char *err, size_t n);
 int bench_init(bench *b, const options *o);
+/* cuBLASLt's heuristic candidates for the problem (at most max, the
+ * workspace LT_WORKSPACE): how many, or -1 with b->err set. */
+int lt_heuristic(bench *b, cublasLtMatmulHeuristicResult_t *cand, int max);
+/* --check's reference output into b->hCref: cublasGemmEx, or with --bias or
+ * --act cuBLASLt with its own epilogue. */
 bool cublas_reference(bench *b);
 void note_health(bench *b);
 int measure_here(const options *o, result *res, bool *hung, char *err, size_t errlen);

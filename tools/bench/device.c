@@ -67,6 +67,8 @@ void bench_free(bench *b)
     (void)cudaFree(b->slab_a);
     (void)cudaFree(b->slab_b);
     (void)cudaFree(b->slab_c);
+    (void)cudaFree(b->d_bias);
+    free(b->h_bias);
     if (b->stream) (void)cudaStreamDestroy(b->stream);
     free(b->hA);
     free(b->hB);
@@ -112,6 +114,29 @@ static bool lt_setup(bench *b)
            cu(b, cudaMalloc(&b->lt_ws, LT_WORKSPACE), "cudaMalloc(cuBLASLt workspace)");
 }
 
+/* cublas-best with hg_matmul's epilogue (--bias, --act): cuBLASLt's own.
+ * Its bias has as many elements as the rows of its D, C^T, that is our n:
+ * one per column of our C, as hg_matmul's. */
+static bool lt_epilogue(bench *b)
+{
+    const options *o = b->o;
+    cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_DEFAULT;
+    if (o->act == HG_ACT_RELU) epi = o->bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+    else if (o->act == HG_ACT_GELU_TANH) epi = o->bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    else if (o->bias) epi = CUBLASLT_EPILOGUE_BIAS;
+    if (!cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi),
+            "setting the epilogue"))
+        return false;
+    if (!o->bias) return true;
+    const void *bias = b->d_bias;
+    const cudaDataType_t bias_type = cuda_type(o->dtype);
+    return cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+              "setting the bias pointer") &&
+           cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                                sizeof bias_type),
+              "setting the bias type");
+}
+
 /* Fills every copy with fresh values; copy 0 last, so that the host buffers
  * end up holding it. C is poisoned (NaN bits 0xFFFF) when beta = 0, since no
  * kernel may read it; with beta != 0 it holds known values instead. */
@@ -145,8 +170,11 @@ static bool fill_inputs(bench *b)
 static hg__problem host_problem(const bench *b)
 {
     const options *o = b->o;
-    return hg__problem_make(o->opA, o->opB, o->m, o->n, o->k, o->alpha, NULL, b->lda, NULL, b->ldb, o->beta, NULL,
-                            b->ldc, o->dtype);
+    hg__problem p = hg__problem_make(o->opA, o->opB, o->m, o->n, o->k, o->alpha, NULL, b->lda, NULL, b->ldb, o->beta,
+                                     NULL, b->ldc, o->dtype);
+    p.bias = b->h_bias; /* the reference reads host copies */
+    p.act = o->act;
+    return p;
 }
 
 /* The entries the check compares with the float64 reference: all of them
@@ -183,8 +211,10 @@ static bool choose_samples(bench *b)
     hg__problem p = host_problem(b);
     for (int64_t s = 0; s < b->nsamp; s++) {
         double abs_sum;
-        b->sref[s] = hg__ref_element_abs(&p, b->hA, b->hB, b->hC0, b->si[s], b->sj[s], &abs_sum);
-        b->sbound[s] = hg__check_bound(o->dtype, b->sref[s], abs_sum);
+        const double pre = hg__ref_element_abs(&p, b->hA, b->hB, b->hC0, b->si[s], b->sj[s], &abs_sum);
+        b->sref[s] = hg__ref_activation(o->act, pre);
+        b->sbound[s] = hg__check_bound_act(o->dtype, o->act, b->sref[s], pre - hg__ref_bias(&p, b->sj[s]), abs_sum,
+                                           hg__has_epilogue(&p));
     }
     return true;
 }
@@ -212,11 +242,24 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
     float alpha = o->alpha, beta = o->beta;
     if (l->kind == SEL_HG && l->variant > 0) return launch_v6_variant(b, l->variant, A, B, C, err, n);
     if (l->kind == SEL_HG) {
-        hg_status s = hg_gemm(b->h, o->opA, o->opB, o->m, o->n, o->k, alpha, A, b->lda, B, b->ldb, beta, C, b->ldc,
-                              o->dtype);
+        hg_status s;
+        if (o->bias || o->act != HG_ACT_NONE) {
+            hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+            d.opA = o->opA, d.opB = o->opB, d.m = o->m, d.n = o->n, d.k = o->k, d.alpha = alpha, d.beta = beta;
+            d.A = A, d.lda = b->lda, d.B = B, d.ldb = b->ldb, d.C = C, d.ldc = b->ldc, d.dtype = o->dtype;
+            d.bias = b->d_bias, d.activation = o->act;
+            s = hg_matmul(b->h, &d);
+        } else {
+            s = hg_gemm(b->h, o->opA, o->opB, o->m, o->n, o->k, alpha, A, b->lda, B, b->ldb, beta, C, b->ldc,
+                        o->dtype);
+        }
         if (s == HG_STATUS_SUCCESS) return L_OK;
         copy_str(err, n, hg_last_error(b->h));
         return s == HG_STATUS_NOT_SUPPORTED ? L_NA : L_ERR;
+    }
+    if (l->kind == SEL_CUBLAS && (o->bias || o->act != HG_ACT_NONE)) {
+        copy_str(err, n, "no epilogue in this baseline (--bias, --act); cublas-best has it");
+        return L_NA;
     }
     cublasStatus_t s;
     const char *what;
@@ -352,6 +395,16 @@ static bool bench_setup(bench *b)
     if (!host_alloc(b, &b->hA, b->na) || !host_alloc(b, &b->hB, b->nb) || !host_alloc(b, &b->hC, b->nc) ||
         (o->beta != 0.0f && !host_alloc(b, &b->hC0, b->nc)))
         return false;
+    if (o->bias) {
+        uint64_t st = b->seed ^ 0xB1A5ull;
+        if (!host_alloc(b, &b->h_bias, (size_t)o->n) ||
+            !cu(b, cudaMalloc((void **)&b->d_bias, (size_t)o->n * 2), "cudaMalloc(bias)"))
+            return false;
+        hg__fill_uniform(b->h_bias, (size_t)o->n, o->dtype, &st, 0);
+        if (!cu(b, cudaMemcpy(b->d_bias, b->h_bias, (size_t)o->n * 2, cudaMemcpyHostToDevice), "cudaMemcpy(bias)"))
+            return false;
+    }
+    if ((o->bias || o->act != HG_ACT_NONE) && !lt_epilogue(b)) return false;
     fprintf(stderr, TOOL ": seed %llu, %d cop%s of A, B, C (%.1f MiB each set, L2 %.1f MiB)\n",
             (unsigned long long)b->seed, b->copies, b->copies == 1 ? "y" : "ies", (double)set_bytes_of(o) / 1048576.0,
             (double)b->gpu.l2_bytes / 1048576.0);
@@ -399,12 +452,36 @@ int bench_init(bench *b, const options *o)
 }
 
 /* cuBLAS's output on copy 0, for --check's elementwise comparison. */
+int lt_heuristic(bench *b, cublasLtMatmulHeuristicResult_t *cand, int max)
+{
+    cublasLtMatmulPreference_t pref = NULL;
+    int found = 0;
+    size_t ws = LT_WORKSPACE;
+    memset(cand, 0, sizeof *cand * (size_t)max);
+    bool ok = cb(b, cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate") &&
+              cb(b, cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+                 "setting the workspace size") &&
+              cb(b, cublasLtMatmulAlgoGetHeuristic(b->lt, b->lt_desc, b->lt_a, b->lt_b, b->lt_c, b->lt_c, pref, max,
+                                                   cand, &found),
+                 "cublasLtMatmulAlgoGetHeuristic");
+    if (pref) (void)cublasLtMatmulPreferenceDestroy(pref);
+    if (ok && found == 0) copy_str(b->err, sizeof b->err, "cuBLASLt offers no algorithm for this problem");
+    return ok ? found : -1;
+}
+
 bool cublas_reference(bench *b)
 {
     const options *o = b->o;
     void *dc = NULL;
     char err[ERR_LEN] = "";
     launcher l = {SEL_CUBLAS, NULL, 0};
+    /* With hg_matmul's epilogue, cuBLASLt's own (GELU_BIAS and the like):
+     * its first heuristic candidate. */
+    cublasLtMatmulHeuristicResult_t first;
+    if (o->bias || o->act != HG_ACT_NONE) {
+        if (lt_heuristic(b, &first, 1) < 1) return false;
+        l.kind = SEL_CUBLAS_BEST, l.algo = &first.algo;
+    }
     bool ok = host_alloc(b, &b->hCref, b->nc) && cu(b, cudaMalloc(&dc, b->stride_c), "cudaMalloc(C ref)");
     if (ok && o->beta == 0.0f) ok = cu(b, cudaMemsetAsync(dc, 0xFF, b->nc * 2, b->stream), "cudaMemsetAsync");
     if (ok && o->beta != 0.0f)

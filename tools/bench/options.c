@@ -22,6 +22,12 @@ void copy_str(char *dst, size_t n, const char *src)
 
 const char *dtype_name(hg_dtype d) { return d == HG_BF16 ? "bf16" : "f16"; }
 
+const char *epilogue_name(const options *o)
+{
+    static const char *const names[2][3] = {{"none", "relu", "gelu"}, {"bias", "bias+relu", "bias+gelu"}};
+    return names[o->bias ? 1 : 0][o->act == HG_ACT_RELU ? 1 : o->act == HG_ACT_GELU_TANH ? 2 : 0];
+}
+
 void usage(FILE *f)
 {
     fprintf(f,
@@ -44,6 +50,10 @@ void usage(FILE *f)
             "                           hang ends one process, not the sweep\n"
             "  --dtype f16|bf16         element type of A, B, C (default f16)\n"
             "  --alpha X  --beta X      the scalars (default 1 and 0)\n"
+            "  --bias  --act relu|gelu  hg_matmul's epilogue: a bias per column of C (random)\n"
+            "                           and an activation; cublas-best runs cuBLASLt's own\n"
+            "                           (CUBLASLT_EPILOGUE_GELU_BIAS and the like), cublas\n"
+            "                           (cublasGemmEx, none) does not run\n"
             "  --repeat N               timed launches per kernel (default 30)\n"
             "  --warmup N               warm-up launches per kernel (default 5)\n"
             "  --cooldown S             seconds of idle before each kernel (default 3)\n"
@@ -230,6 +240,11 @@ int parse_option(options *o, const char *name, const char *v)
         if (strcasecmp(v, "f16") == 0 || strcasecmp(v, "fp16") == 0) o->dtype = HG_F16;
         else if (strcasecmp(v, "bf16") == 0) o->dtype = HG_BF16;
         else return usage_error("bad dtype '%s' (f16 or bf16)", v);
+    } else if (strcmp(name, "--act") == 0) {
+        if (strcasecmp(v, "none") == 0) o->act = HG_ACT_NONE;
+        else if (strcasecmp(v, "relu") == 0) o->act = HG_ACT_RELU;
+        else if (strcasecmp(v, "gelu") == 0) o->act = HG_ACT_GELU_TANH;
+        else return usage_error("bad activation '%s' (none, relu or gelu)", v);
     } else if (strcmp(name, "--alpha") == 0 || strcmp(name, "--beta") == 0) {
         if (!parse_f64(v, -1e30, 1e30, &f)) return usage_error("bad scalar '%s'", v);
         *(name[2] == 'a' ? &o->alpha : &o->beta) = (float)f;
@@ -278,13 +293,15 @@ int parse_args(int argc, char **argv, options *o)
     o->cooldown = 3.0;
     o->timeout = 120.0;
     o->mode = MODE_MAIN;
-    static const char *const flags[] = {"--check", "--list", "--plan", "--ncu", "--help", "-h", FLAG_CHILD, FLAG_NCU_CHILD};
+    static const char *const flags[] = {"--check", "--bias",  "--list",   "--plan",
+                                        "--ncu",   "--help", "-h", FLAG_CHILD, FLAG_NCU_CHILD};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool is_flag = false;
         for (size_t j = 0; j < sizeof flags / sizeof flags[0]; j++) is_flag |= strcmp(a, flags[j]) == 0;
         if (is_flag) {
             if (strcmp(a, "--check") == 0) o->check_full = true;
+            else if (strcmp(a, "--bias") == 0) o->bias = true;
             else if (strcmp(a, "--list") == 0) o->list = true;
             else if (strcmp(a, "--plan") == 0) o->plan = true;
             else if (strcmp(a, "--ncu") == 0) o->ncu = true;

@@ -79,6 +79,7 @@ static int row_fields(const report *rep, const result *r, field *f)
     fnum(&f[n++], "sm_clock_mhz", "%.0f", r->ncu_done ? r->clock_mhz : NAN);
     fnum(&f[n++], "ncu_ms", "%.6f", r->ncu_done ? r->ncu_ms : NAN);
     fset(&f[n++], "device_kernel", false, "%s", r->ncu_done ? r->ncu_kernel : "");
+    fset(&f[n++], "epilogue", false, "%s", epilogue_name(o));
     fset(&f[n++], "note", false, "%s", r->note);
     return n;
 }
