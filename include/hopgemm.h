@@ -265,6 +265,19 @@ typedef struct {
 
 hg_status hg_matmul(hg_handle h, const hg_matmul_desc *desc);
 
+/*
+ * hg_matmul_plan: which kernel hg_matmul would run for *desc, without running
+ * anything, given the handle's workspace as it is now (hg_plan for a
+ * descriptor: alpha, beta, the bias and the activation count, since not
+ * every kernel fuses an epilogue). hg_matmul_workspace_size: the workspace
+ * bytes its plan uses when it can have all it wants (hg_get_workspace_size
+ * for a descriptor). Same validation and statuses as hg_matmul (messages
+ * begin with the function's name), and HG_STATUS_INVALID_VALUE for a NULL
+ * chosen or bytes; *chosen is never AUTO.
+ */
+hg_status hg_matmul_plan(hg_handle h, const hg_matmul_desc *desc, hg_kernel *chosen);
+hg_status hg_matmul_workspace_size(hg_handle h, const hg_matmul_desc *desc, size_t *bytes);
+
 /* hg_get_version: the version of the library loaded at run time, as
  * HG_VERSION encodes it (MAJOR * 10000 + MINOR * 100 + PATCH). Needs no
  * device; never fails. */

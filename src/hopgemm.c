@@ -348,14 +348,12 @@ hg__problem hg__problem_make(hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t
     return p;
 }
 
-hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
-                  const void *B, int64_t ldb, const void *C, int64_t ldc, hg_dtype dtype, hg_kernel *chosen)
+/* hg_plan's answer for a problem (hg_matmul_plan's too). */
+static hg_status plan_kernel(hg_handle h, const char *who, hg__problem *p, hg_kernel *chosen)
 {
-    if (h == NULL) return HG_STATUS_INVALID_VALUE;
-    if (chosen == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_plan: chosen is NULL.");
-    hg__problem p = hg__problem_make(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
+    if (chosen == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "%s: chosen is NULL.", who);
     call_plan cp;
-    hg_status s = plan(h, "hg_plan", &p, hg__ws_limit(&h->ws), &cp);
+    hg_status s = plan(h, who, p, hg__ws_limit(&h->ws), &cp);
     if (s != HG_STATUS_SUCCESS) return s;
     const hg__kernel_entry *e = cp.kernel;
     if (e == NULL) e = hg__find_kernel(h->kernel == HG_KERNEL_AUTO ? HG_KERNEL_GENERIC : h->kernel);
@@ -363,18 +361,23 @@ hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
     return HG_STATUS_SUCCESS;
 }
 
-hg_status hg_get_workspace_size(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k,
-                                const void *A, int64_t lda, const void *B, int64_t ldb, const void *C,
-                                int64_t ldc, hg_dtype dtype, size_t *bytes)
+hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
+                  const void *B, int64_t ldb, const void *C, int64_t ldc, hg_dtype dtype, hg_kernel *chosen)
 {
     if (h == NULL) return HG_STATUS_INVALID_VALUE;
-    if (bytes == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_get_workspace_size: bytes is NULL.");
-    *bytes = 0;
     hg__problem p = hg__problem_make(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
+    return plan_kernel(h, "hg_plan", &p, chosen);
+}
+
+/* hg_get_workspace_size's answer for a problem (hg_matmul_workspace_size's too). */
+static hg_status workspace_of(hg_handle h, const char *who, hg__problem *p, size_t *bytes)
+{
+    if (bytes == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "%s: bytes is NULL.", who);
+    *bytes = 0;
     call_plan cp;
     /* The plan with as much workspace as it wants, whatever the handle
      * holds now: what the call's best plan uses. */
-    hg_status s = plan(h, "hg_get_workspace_size", &p, SIZE_MAX, &cp);
+    hg_status s = plan(h, who, p, SIZE_MAX, &cp);
     const hg__kernel_entry *e = cp.kernel;
     if (s != HG_STATUS_SUCCESS || e == NULL) return s;
     const hg__device d = planning_device(h, SIZE_MAX);
@@ -383,12 +386,21 @@ hg_status hg_get_workspace_size(hg_handle h, hg_op opA, hg_op opB, int64_t m, in
         void *saved;
         hg__err err;
         s = hg__ctx_enter(&h->ctx, &saved, &err);
-        if (s != HG_STATUS_SUCCESS) return fail(h, s, "hg_get_workspace_size: %s", err.msg);
-        kernel_bytes = e->workspace(cp.repacked ? &cp.r.inner : &p, &d);
+        if (s != HG_STATUS_SUCCESS) return fail(h, s, "%s: %s", who, err.msg);
+        kernel_bytes = e->workspace(cp.repacked ? &cp.r.inner : p, &d);
         hg__ctx_leave(&h->ctx, saved);
     }
     *bytes = cp.repacked ? hg__repack_workspace(&cp.r, &d, kernel_bytes) : kernel_bytes;
     return HG_STATUS_SUCCESS;
+}
+
+hg_status hg_get_workspace_size(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t k,
+                                const void *A, int64_t lda, const void *B, int64_t ldb, const void *C,
+                                int64_t ldc, hg_dtype dtype, size_t *bytes)
+{
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
+    hg__problem p = hg__problem_make(opA, opB, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, (void *)C, ldc, dtype);
+    return workspace_of(h, "hg_get_workspace_size", &p, bytes);
 }
 
 hg_status hg_get_max_workspace_size(hg_handle h, size_t *bytes)
@@ -419,20 +431,44 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
     return run(h, "hg_gemm", hg__problem_make(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, dtype));
 }
 
+/* A descriptor as an hg__problem; fails with who's sentence for a NULL desc
+ * or a size short of this version's fields. */
+static hg_status desc_problem(hg_handle h, const char *who, const hg_matmul_desc *d, hg__problem *p)
+{
+    if (d == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "%s: desc is NULL.", who);
+    if (d->size < sizeof *d)
+        return fail(h, HG_STATUS_INVALID_VALUE,
+                    "%s: desc->size is %zu; this version reads %zu bytes (set it to sizeof(hg_matmul_desc)).", who,
+                    d->size, sizeof *d);
+    *p = hg__problem_make(d->opA, d->opB, d->m, d->n, d->k, d->alpha, d->A, d->lda, d->B, d->ldb, d->beta, d->C,
+                          d->ldc, d->dtype);
+    p->bias = d->bias;
+    p->act = d->activation;
+    return HG_STATUS_SUCCESS;
+}
+
 hg_status hg_matmul(hg_handle h, const hg_matmul_desc *desc)
 {
     if (h == NULL) return HG_STATUS_INVALID_VALUE;
-    if (desc == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "hg_matmul: desc is NULL.");
-    if (desc->size < sizeof *desc)
-        return fail(h, HG_STATUS_INVALID_VALUE,
-                    "hg_matmul: desc->size is %zu; this version reads %zu bytes (set it to sizeof(hg_matmul_desc)).",
-                    desc->size, sizeof *desc);
-    const hg_matmul_desc *d = desc;
-    hg__problem p = hg__problem_make(d->opA, d->opB, d->m, d->n, d->k, d->alpha, d->A, d->lda, d->B, d->ldb, d->beta,
-                                     d->C, d->ldc, d->dtype);
-    p.bias = d->bias;
-    p.act = d->activation;
-    return run(h, "hg_matmul", p);
+    hg__problem p;
+    const hg_status s = desc_problem(h, "hg_matmul", desc, &p);
+    return s != HG_STATUS_SUCCESS ? s : run(h, "hg_matmul", p);
+}
+
+hg_status hg_matmul_plan(hg_handle h, const hg_matmul_desc *desc, hg_kernel *chosen)
+{
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
+    hg__problem p;
+    const hg_status s = desc_problem(h, "hg_matmul_plan", desc, &p);
+    return s != HG_STATUS_SUCCESS ? s : plan_kernel(h, "hg_matmul_plan", &p, chosen);
+}
+
+hg_status hg_matmul_workspace_size(hg_handle h, const hg_matmul_desc *desc, size_t *bytes)
+{
+    if (h == NULL) return HG_STATUS_INVALID_VALUE;
+    hg__problem p;
+    const hg_status s = desc_problem(h, "hg_matmul_workspace_size", desc, &p);
+    return s != HG_STATUS_SUCCESS ? s : workspace_of(h, "hg_matmul_workspace_size", &p, bytes);
 }
 
 /* Plan, then queue: the copies of A or B if the plan wants them, the kernel. */

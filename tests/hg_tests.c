@@ -1009,6 +1009,53 @@ static void test_matmul_desc(void)
     t.bias = (const char *)t.C + 2 * 64;
     CHECK(hg_matmul(h, &t) == HG_STATUS_NOT_SUPPORTED, "a bias in C's padding passes validation: %s",
           hg_last_error(h));
+    hg_kernel k = HG_KERNEL_AUTO;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_NOT_SUPPORTED && strncmp(hg_last_error(h), "hg_matmul_plan:", 15) == 0,
+          "hg_matmul_plan refuses the same, in its name: %s", hg_last_error(h));
+    CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "back to AUTO");
+
+    /* hg_matmul_plan and hg_matmul_workspace_size: their refusals, then the
+     * plain call planned as hg_plan plans it, and with an epilogue a kernel
+     * that fuses one, over a spread of shapes. */
+    size_t bytes = 1, plain_bytes = 0;
+    CHECK(hg_matmul_plan(NULL, &d, &k) == HG_STATUS_INVALID_VALUE, "plan: NULL handle");
+    CHECK(hg_matmul_plan(h, NULL, &k) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "hg_matmul_plan: desc"),
+          "plan: NULL desc: %s", hg_last_error(h));
+    CHECK(hg_matmul_plan(h, &d, NULL) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "chosen is NULL"),
+          "plan: NULL chosen: %s", hg_last_error(h));
+    CHECK(hg_matmul_workspace_size(h, &d, NULL) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "bytes is NULL"),
+          "workspace: NULL bytes: %s", hg_last_error(h));
+    t = d;
+    t.size = 8;
+    CHECK(hg_matmul_workspace_size(h, &t, &bytes) == HG_STATUS_INVALID_VALUE && bytes == 1 &&
+              strstr(hg_last_error(h), "hg_matmul_workspace_size: desc->size"),
+          "workspace: a short size, bytes untouched: %s", hg_last_error(h));
+    static const int64_t dims[][3] = {{1, 4096, 4096},   {128, 6144, 4096}, {2048, 2048, 2048},
+                                      {8192, 8192, 8192}, {3000, 5000, 700}, {16384, 16384, 256}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        t = d;
+        t.m = dims[i][0], t.n = dims[i][1], t.k = dims[i][2], t.lda = t.ldb = t.k, t.ldc = t.n;
+        t.B = base + 0x40000000, t.C = base + 0x80000000;
+        hg_kernel plain = HG_KERNEL_AUTO, fused = HG_KERNEL_AUTO;
+        CHECK(hg_plan(h, t.opA, t.opB, t.m, t.n, t.k, t.A, t.lda, t.B, t.ldb, t.C, t.ldc, t.dtype, &plain) ==
+                      HG_STATUS_SUCCESS &&
+                  hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && k == plain,
+              "%lld x %lld x %lld: hg_matmul_plan without an epilogue is hg_plan (%s, %s)", (long long)t.m,
+              (long long)t.n, (long long)t.k, hg_kernel_name(k), hg_kernel_name(plain));
+        CHECK(hg_get_workspace_size(h, t.opA, t.opB, t.m, t.n, t.k, t.A, t.lda, t.B, t.ldb, t.C, t.ldc, t.dtype,
+                                    &plain_bytes) == HG_STATUS_SUCCESS &&
+                  hg_matmul_workspace_size(h, &t, &bytes) == HG_STATUS_SUCCESS && bytes == plain_bytes,
+              "%lld x %lld x %lld: the same workspace (%zu, %zu)", (long long)t.m, (long long)t.n, (long long)t.k,
+              bytes, plain_bytes);
+        t.bias = base + 0xC0000000, t.activation = HG_ACT_GELU_TANH;
+        const hg__kernel_entry *e = NULL;
+        CHECK(hg_matmul_plan(h, &t, &fused) == HG_STATUS_SUCCESS && (e = hg__find_kernel(fused)) != NULL &&
+                  e->fuses_epilogue,
+              "%lld x %lld x %lld with bias and GELU: %s fuses it (%s)", (long long)t.m, (long long)t.n,
+              (long long)t.k, hg_kernel_name(fused), hg_last_error(h));
+        CHECK(hg_matmul_workspace_size(h, &t, &bytes) == HG_STATUS_SUCCESS, "%lld x %lld x %lld: workspace with GELU: %s",
+              (long long)t.m, (long long)t.n, (long long)t.k, hg_last_error(h));
+    }
     hg_destroy(h);
 }
 

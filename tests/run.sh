@@ -118,9 +118,13 @@ elif [ $rc = 0 ] && grep -qE '^sm90_128x192x64_s4_c2x1_tn +[0-9.]+ +<- auto' <<<
      grep -qE '^sm90_128x256x64_s4_c2x1_nt +[0-9.]+ +<- auto \(on a copy of A\)' <<<"$out3"; then
   ok "bench/plan"; else bad "bench/plan" "rc=$rc: $out ${out2:-} ${out3:-}"; fi
 
-# --act takes none, relu or gelu, and says so when given anything else.
+# --act takes none, relu or gelu, and says so when given anything else;
+# --plan with an epilogue plans it (hg_matmul_plan): 256 x 128 does not fuse.
 if ! out=$("$BUILD/hopgemm-bench" --act tanh -m 64 -n 64 -k 64 2>&1) && grep -q "bad activation 'tanh'" <<<"$out" &&
-   "$BUILD/hopgemm-bench" --help 2>&1 | grep -q -- "--act relu|gelu"; then
+   "$BUILD/hopgemm-bench" --help 2>&1 | grep -q -- "--act relu|gelu" &&
+   { out=$("$BUILD/hopgemm-bench" --plan --bias --act gelu -m 4096 -n 4096 -k 4096 2>&1); grep -q ARCH_MISMATCH <<<"$out" ||
+     { grep -qE '^sm90_256x128x64_s4_c1x2_tn +- +cannot serve: no fused epilogue' <<<"$out" &&
+       grep -q '<- auto' <<<"$out"; }; }; then
   ok "bench/epilogue-options"; else bad "bench/epilogue-options" "$out"; fi
 
 # tools/auto_check.py (#12's rule: AUTO's pick within 5% of the fastest kernel

@@ -224,6 +224,10 @@ const char *dtype_name(hg_dtype d);
 /* --bias and --act as the CSV's epilogue column writes them: none, bias,
  * relu, gelu, bias+relu, bias+gelu. */
 const char *epilogue_name(const options *o);
+/* The call the options describe, as hg_matmul takes it (bias used only
+ * with --bias). */
+hg_matmul_desc call_desc(const options *o, const void *A, int64_t lda, const void *B, int64_t ldb, void *C,
+                         int64_t ldc, const void *bias);
 void usage(FILE *f);
 int build_selection(options *o);
 int parse_args(int argc, char **argv, options *o);

@@ -244,10 +244,7 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
     if (l->kind == SEL_HG) {
         hg_status s;
         if (o->bias || o->act != HG_ACT_NONE) {
-            hg_matmul_desc d = HG_MATMUL_DESC_INIT;
-            d.opA = o->opA, d.opB = o->opB, d.m = o->m, d.n = o->n, d.k = o->k, d.alpha = alpha, d.beta = beta;
-            d.A = A, d.lda = b->lda, d.B = B, d.ldb = b->ldb, d.C = C, d.ldc = b->ldc, d.dtype = o->dtype;
-            d.bias = b->d_bias, d.activation = o->act;
+            const hg_matmul_desc d = call_desc(o, A, b->lda, B, b->ldb, C, b->ldc, b->d_bias);
             s = hg_matmul(b->h, &d);
         } else {
             s = hg_gemm(b->h, o->opA, o->opB, o->m, o->n, o->k, alpha, A, b->lda, B, b->ldb, beta, C, b->ldc,

@@ -57,16 +57,16 @@ static bool search_best(bench *b, result *r)
     return true;
 }
 
-/* hopgemm: choose the kernel; hg_plan says, without running anything,
- * whether it can serve this call (and which kernel AUTO would run). */
+/* hopgemm: choose the kernel; hg_matmul_plan says, without running
+ * anything, whether it can serve this call, epilogue included (and which
+ * kernel AUTO would run). */
 static bool prepare_hg(bench *b, const sel *s, result *r)
 {
     const options *o = b->o;
     hg_status st = hg_set_kernel(b->h, s->id);
     hg_kernel chosen = s->id;
-    if (st == HG_STATUS_SUCCESS)
-        st = hg_plan(b->h, o->opA, o->opB, o->m, o->n, o->k, ptr_a(b, 0), b->lda, ptr_b(b, 0), b->ldb, ptr_c(b, 0),
-                     b->ldc, o->dtype, &chosen);
+    const hg_matmul_desc d = call_desc(o, ptr_a(b, 0), b->lda, ptr_b(b, 0), b->ldb, ptr_c(b, 0), b->ldc, b->d_bias);
+    if (st == HG_STATUS_SUCCESS) st = hg_matmul_plan(b->h, &d, &chosen);
     if (st == HG_STATUS_NOT_SUPPORTED || st == HG_STATUS_ARCH_MISMATCH) {
         r->status = ST_NA;
         copy_str(r->note, sizeof r->note, hg_last_error(b->h));

@@ -22,6 +22,16 @@ void copy_str(char *dst, size_t n, const char *src)
 
 const char *dtype_name(hg_dtype d) { return d == HG_BF16 ? "bf16" : "f16"; }
 
+hg_matmul_desc call_desc(const options *o, const void *A, int64_t lda, const void *B, int64_t ldb, void *C,
+                         int64_t ldc, const void *bias)
+{
+    hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+    d.opA = o->opA, d.opB = o->opB, d.m = o->m, d.n = o->n, d.k = o->k, d.alpha = o->alpha, d.beta = o->beta;
+    d.A = A, d.lda = lda, d.B = B, d.ldb = ldb, d.C = C, d.ldc = ldc, d.dtype = o->dtype;
+    d.bias = o->bias ? bias : NULL, d.activation = o->act;
+    return d;
+}
+
 const char *epilogue_name(const options *o)
 {
     static const char *const names[2][3] = {{"none", "relu", "gelu"}, {"bias", "bias+relu", "bias+gelu"}};

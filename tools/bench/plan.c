@@ -4,7 +4,7 @@
 
 /* For each registered kernel: whether it can serve the product, and if so
  * AUTO's estimate of its speed (hg__estimate, relative to cuBLAS-best), with
- * the library's own choice (hg_plan) marked. Pointers are made up, 16-byte
+ * the library's own choice (hg_matmul_plan, with --bias and --act) marked. Pointers are made up, 16-byte
  * aligned and far apart (--plan never touches memory); the workspace is the
  * library's, as for a call without hg_set_workspace. On this machine's GPU
  * when there is one, else on the model of an H200, said so. */
@@ -36,14 +36,17 @@ int plan_kernels(const options *o)
     const void *A = (const void *)base, *B = (const void *)(base + apart);
     void *C = (void *)(base + 2 * apart);
     hg__problem p = hg__problem_make(o->opA, o->opB, o->m, o->n, o->k, 1.0f, A, lda, B, ldb, o->beta, C, ldc, o->dtype);
+    const void *bias = (const void *)(base + 3 * apart);
+    p.bias = o->bias ? bias : NULL, p.act = o->act;
 
     printf("plan: %lld x %lld x %lld, %s, %s, lda %lld, ldb %lld, ldc %lld, beta %g, on %s\n", (long long)o->m,
            (long long)o->n, (long long)o->k, o->dtype == HG_BF16 ? "bf16" : "f16", o->layout, (long long)lda,
            (long long)ldb, (long long)ldc, o->beta, where);
     hg_kernel chosen = HG_KERNEL_AUTO;
-    hg_status st = hg_plan(h, o->opA, o->opB, o->m, o->n, o->k, A, lda, B, ldb, C, ldc, o->dtype, &chosen);
+    const hg_matmul_desc desc = call_desc(o, A, lda, B, ldb, C, ldc, bias);
+    hg_status st = hg_matmul_plan(h, &desc, &chosen);
     if (st != HG_STATUS_SUCCESS) {
-        printf("hg_plan: %s: %s\n", hg_status_string(st), hg_last_error(h));
+        printf("hg_matmul_plan: %s: %s\n", hg_status_string(st), hg_last_error(h));
         hg_destroy(h);
         return BENCH_EXIT_FAIL;
     }
@@ -55,7 +58,8 @@ int plan_kernels(const options *o)
         const char *why;
         int repacked;
         const double est = hg__route_estimate(e, &p, copies ? &r : NULL, &d, &repacked, &why);
-        if (est < 0) printf("%-30s %8s  cannot serve: %s\n", e->name, "-", why);
+        if (hg__has_epilogue(&p) && !e->fuses_epilogue) printf("%-30s %8s  cannot serve: no fused epilogue\n", e->name, "-");
+        else if (est < 0) printf("%-30s %8s  cannot serve: %s\n", e->name, "-", why);
         else
             printf("%-30s %8.3f  %s%s\n", e->name, est, e->id == chosen ? "<- auto" : "",
                    repacked ? (r.a_bytes && r.b_bytes ? " (on copies of A and B)"
