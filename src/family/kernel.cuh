@@ -39,9 +39,10 @@ template <class Cfg> static __device__ __forceinline__ hg_pipeline hg_fam_pipeli
  * tile's C per thread (its 64-bit addresses), has no register to spare for
  * the counters (it spills): it gets no rows, so its counts are dead code and
  * its profiling build is the shipped kernel. A swapped row's accumulator is
- * small enough (BN / 2 floats): it gets rows. */
+ * small enough (BN / 2 floats): it gets rows. Each translation unit that
+ * instantiates kernels has its own rows (static); family_f16.cu reads its. */
 #ifdef HG_V6_PROFILE
-__device__ uint32_t hg__fam_prof[HG_V6_PROF_CTAS * HG_V6_PROF_FIELDS];
+static __device__ uint32_t hg__fam_prof[HG_V6_PROF_CTAS * HG_V6_PROF_FIELDS];
 #endif
 template <class Cfg> static __device__ __forceinline__ uint32_t *hg_fam_prof_rows(void)
 {

@@ -1,0 +1,157 @@
+/*
+ * host.cuh: the host side of one configuration in one dtype: its
+ * instantiated kernels, can_serve, the grid and stream-K plan, the workspace
+ * query and the launch. The library's entry points per row of configs.def
+ * are in family.cu; each dtype's kernels are built in a translation unit of
+ * their own (family_f16.cu, family_bf16.cu), so a parallel build compiles
+ * them side by side.
+ */
+#pragma once
+
+#include <string.h>
+
+#include "kernel.cuh"
+
+template <class Cfg, int DT> struct hg_fam_host {
+    typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap, hg_epilogue, hg_sk_plan,
+                              hg_fam_sched<Cfg>, float *, uint32_t *);
+
+    template <bool EPI> static kernel_fn kernel() { return hg_fam_kernel<Cfg, DT, EPI>; }
+
+    static cudaLaunchConfig_t launch_config(cudaLaunchAttribute attr[1], int64_t clusters, cudaStream_t stream)
+    {
+        return hg_cluster_launch_config(attr, clusters, Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream);
+    }
+
+    /* How many clusters run at once, asked once per device. */
+    static int64_t resident_clusters(const hg__device *d)
+    {
+        static int cached[HG_MAX_DEVICES];
+        return hg_resident_clusters((const void *)kernel<false>(), Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, d,
+                                    cached);
+    }
+
+    /* The launch's grid and decomposition; the workspace query sees the same. */
+    struct grid {
+        hg_fam_sched<Cfg> sched;
+        int64_t clusters;
+        hg_sk_plan plan;
+        size_t ws_need;
+    };
+    static grid grid_of(const hg__problem *p, const hg__device *d)
+    {
+        grid g;
+        g.sched.m_units = hg_cdiv(Cfg::SWAP_AB ? p->n : p->m, Cfg::UNIT_M);
+        g.sched.n_units = hg_cdiv(Cfg::SWAP_AB ? p->m : p->n, Cfg::UNIT_N);
+        g.clusters = resident_clusters(d);
+        if (g.clusters < 1) g.clusters = 1;
+        const int64_t tiles = g.sched.m_units * g.sched.n_units, k_tiles = hg_cdiv(p->k, Cfg::BK);
+        g.plan = hg_sk_make_split(tiles, k_tiles, g.clusters, 1,
+                                  hg_sk_split_for_k(Cfg::SK_MAX_SPLIT, k_tiles, tiles, g.clusters));
+        g.ws_need = hg__sk_workspace_bytes(d, g.plan.sk_workers, Cfg::SK_WORKER_BYTES);
+        return g;
+    }
+
+    static const char *can_serve(const hg__problem *p, const hg__device *d)
+    {
+        /* Written per thread, C need only be what validation already
+         * checked (element-aligned); else TMA stores it. */
+        const char *why = Cfg::C_THREAD ? hg__tma_layout_ab_can_serve(p, d, Cfg::OP_A, Cfg::OP_B)
+                                        : hg__tma_layout_can_serve(p, d, Cfg::OP_A, Cfg::OP_B);
+        if (why) return why;
+        if (!d->cluster_launch && Cfg::CLUSTER > 1)
+            return "needs thread-block cluster launch, which this device lacks.";
+        if (d->sm_count < Cfg::CLUSTER) return "needs as many SMs as its cluster has CTAs.";
+        if (d->smem_optin < Cfg::SMEM_BYTES) return "needs more shared memory per block than this device allows.";
+        return NULL;
+    }
+
+    static size_t workspace(const hg__problem *p, const hg__device *d)
+    {
+        if (p->m == 0 || p->n == 0 || can_serve(p, d) != NULL) return 0; /* can_serve refuses k = 0 */
+        return grid_of(p, d).ws_need;
+    }
+
+    static hg_status launch_t(const char *name, const hg__problem *p, const hg__device *d, cudaStream_t stream,
+                              hg__err *e)
+    {
+        CUtensorMap map_a, map_b, map_c;
+        /* The kernel's A and B: the call's, or swapped. */
+        const void *ka = Cfg::SWAP_AB ? p->B : p->A, *kb = Cfg::SWAP_AB ? p->A : p->B;
+        const int64_t ka_rows = Cfg::SWAP_AB ? p->n : p->m, kb_rows = Cfg::SWAP_AB ? p->m : p->n;
+        const int64_t ka_ld = Cfg::SWAP_AB ? p->ldb : p->lda, kb_ld = Cfg::SWAP_AB ? p->lda : p->ldb;
+        hg_status st = hg_operand_tensor_map(p, ka, ka_rows, ka_ld, Cfg::A_MN, Cfg::A_MAP_BOX_INNER,
+                                             Cfg::A_MAP_BOX_OUTER, &map_a, e);
+        if (st == HG_STATUS_SUCCESS)
+            st = hg_operand_tensor_map(p, kb, kb_rows, kb_ld, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, Cfg::B_MAP_BOX_OUTER,
+                                       &map_b, e);
+        if (Cfg::C_THREAD)
+            memset(&map_c, 0, sizeof map_c); /* never read: C may break TMA's rules */
+        else if (st == HG_STATUS_SUCCESS)
+            st = hg_c_tensor_map(p, Cfg::EPI_COLS, Cfg::EPI_ROWS, Cfg::SWIZZLE_BYTES, &map_c, e);
+        if (st != HG_STATUS_SUCCESS) return st;
+        /* The fused epilogue's kernel only where the configuration has one. */
+        const void *fn = (const void *)kernel<false>();
+        if constexpr (Cfg::FUSES_EPILOGUE)
+            if (hg__has_epilogue(p)) fn = (const void *)kernel<true>();
+        st = hg_set_smem(fn, Cfg::SMEM_BYTES, name, e);
+        if (st != HG_STATUS_SUCCESS) return st;
+
+        hg_epilogue epi = hg_epilogue_of(p);
+        grid g = grid_of(p, d);
+        float *partials;
+        uint32_t *counters;
+        if (!hg_sk_workspace(d, g.ws_need, &counters, &partials) && g.ws_need > 0)
+            g.plan = hg_sk_make(g.plan.tiles, g.plan.k_tiles, g.clusters, 0); /* too little: whole tiles */
+        cudaLaunchAttribute attr[1];
+        cudaLaunchConfig_t cfg = launch_config(attr, g.clusters, stream);
+        /* A 1-CTA cluster is what every CTA is without the attribute; the
+         * attribute only makes the launch a cluster launch (0.4-0.6 us on
+         * small decode products, docs/NOTES.md). */
+        if (Cfg::CLUSTER == 1) cfg.numAttrs = 0;
+        void *args[8] = {(void *)&map_a, (void *)&map_b,   (void *)&map_c,     (void *)&epi,
+                         (void *)&g.plan, (void *)&g.sched, (void *)&partials, (void *)&counters};
+        return hg_launch_ex(&cfg, fn, args, name, e);
+    }
+
+    static hg_status launch(const char *name, const hg__problem *p, const hg__device *d, struct CUstream_st *s,
+                            hg__err *e)
+    {
+        if (p->m == 0 || p->n == 0) return HG_STATUS_SUCCESS;
+        /* A direct call (the tests, the tool) gets dispatch's checks. */
+        const char *why = can_serve(p, d);
+        if (why) {
+            hg__err_set(e, "kernel %s %s", name, why);
+            return HG_STATUS_NOT_SUPPORTED;
+        }
+        return launch_t(name, p, d, (cudaStream_t)s, e);
+    }
+};
+
+/* The kernel's operand majorness from the call's layout: swapped, its A is
+ * the call's B (MN-major when opB = N) and its B the call's A. */
+#define HG_FAM_KERNEL_A_MN(layout, swap) ((swap) ? HG_FAM_OP_B_##layout == HG_OP_N : HG_FAM_OP_A_##layout == HG_OP_T)
+#define HG_FAM_KERNEL_B_MN(layout, swap) ((swap) ? HG_FAM_OP_A_##layout == HG_OP_T : HG_FAM_OP_B_##layout == HG_OP_N)
+/* Each row as a type, hg__cfg_<name>. */
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed)               \
+    typedef hg_fam_cfg<bm, bn, stages, cm, cn, (early) != 0, HG_FAM_KERNEL_A_MN(layout, swap),                 \
+                       HG_FAM_KERNEL_B_MN(layout, swap), (c_thread) != 0, (swap) != 0>                         \
+        hg__cfg_##name;                                                                                        \
+    static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) == hg__cfg_##name::SK_WORKER_BYTES,                   \
+                  "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");
+#include "configs.def"
+#undef HG_FAMILY_CONFIG
+
+/* One dtype's launch and workspace query of a row: hg__<name>_launch_f16,
+ * hg__<name>_workspace_bf16, ... (defined by family_<dt>.cu, called by
+ * family.cu's entry points). */
+#define HG_FAM_DT_FN(name, what, dt) HG_FAM_DT_FN_(name, what, dt) /* dt expanded first */
+#define HG_FAM_DT_FN_(name, what, dt) hg__##name##_##what##_##dt
+#define HG_FAM_DECLARE_DT(name, dt)                                                                            \
+    extern "C" hg_status HG_FAM_DT_FN(name, launch, dt)(const hg__problem *p, const hg__device *d,             \
+                                                        struct CUstream_st *s, hg__err *e);                    \
+    extern "C" size_t HG_FAM_DT_FN(name, workspace, dt)(const hg__problem *p, const hg__device *d);
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed) \
+    HG_FAM_DECLARE_DT(name, f16) HG_FAM_DECLARE_DT(name, bf16)
+#include "configs.def"
+#undef HG_FAMILY_CONFIG
