@@ -97,8 +97,9 @@ BENCH_SRC := $(wildcard tools/bench/*.c)
 $(BENCH): $(BENCH_SRC) tools/bench/bench.h $(LIB_INTERNAL) $(HDRS)
 	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(BENCH_SRC) -o $@ $(LIB_INTERNAL) $(BENCH_LDLIBS) $(LDLIBS)
 
-$(TESTS): tests/hg_tests.c tests/gpu_tests.c tests/gpu_stream_tests.c tests/gpu_common.h tests/testlib.h $(LIB_INTERNAL) $(HDRS)
-	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L tests/hg_tests.c tests/gpu_tests.c tests/gpu_stream_tests.c -o $@ $(LIB_INTERNAL) $(LDLIBS)
+TEST_SRC := tests/hg_tests.c tests/gpu_tests.c tests/gpu_stream_tests.c tests/gpu_batch_tests.c
+$(TESTS): $(TEST_SRC) tests/gpu_common.h tests/testlib.h $(LIB_INTERNAL) $(HDRS)
+	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(TEST_SRC) -o $@ $(LIB_INTERNAL) $(LDLIBS)
 
 # make install PREFIX=... [LIBDIR=...] [DESTDIR=...]: the header, both
 # libraries (with the SONAME link), hopgemm.pc and the CMake package

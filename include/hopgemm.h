@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 #define HG_VERSION_MAJOR 0
-#define HG_VERSION_MINOR 1
+#define HG_VERSION_MINOR 2
 #define HG_VERSION_PATCH 0
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
@@ -233,9 +233,26 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
  * The bias and the activation are applied in fp32 to the fp32 product, and the
  * result is rounded to dtype once (GENERIC rounds the product to dtype before
  * its second pass).
+ * Strided batches (cublasGemmStridedBatchedEx): batch_count products, product
+ * i on A + i * stride_a, B + i * stride_b, C + i * stride_c and bias +
+ * i * stride_bias (strides in elements, each >= 0; 0 shares one matrix or
+ * bias among all products). batch_count 1 is one product (the strides are
+ * not read), 0 does nothing. With batch_count > 1 the products' C must not
+ * overlap one another (stride_c at least C's span, (m - 1) * ldc + n), and
+ * the whole range of C's products must not share a byte with the range of
+ * A's, B's or the bias's (a region test over the batch, not per element).
+ * The family runs a batch as one launch when A, B and C each are 16-byte
+ * aligned with strides that are nonzero multiples of 8 elements of at least
+ * one whole matrix (rows x leading dimension), and for C any stride with the
+ * per-thread (_ct, _swap) rows; anything else runs GENERIC, one product at a
+ * time. The series (V0-V6) returns HG_STATUS_NOT_SUPPORTED for batch_count >
+ * 1. A descriptor whose size stops before batch_count (built against a
+ * version without it) is one product.
  * Statuses: those of hg_gemm, and HG_STATUS_INVALID_VALUE also for desc NULL,
- * a size smaller than the fields this version needs, an activation not of the
- * enum, a bias not 2-byte aligned, or a bias sharing an element with C.
+ * a size smaller than the fields up to `activation`, an activation not of the
+ * enum, a bias not 2-byte aligned, a bias sharing an element with C, a
+ * negative batch_count or stride, overlapping products of C, or C's range
+ * meeting A's, B's or the bias's with batch_count > 1.
  */
 typedef enum {
     HG_ACT_NONE = 0,
@@ -257,11 +274,14 @@ typedef struct {
     hg_dtype dtype;
     const void *bias;         /* NULL, or n elements of dtype */
     hg_activation activation;
+    /* Strided batches (since 0.2.0; a size that stops before them: one product) */
+    int64_t batch_count;      /* products (1: one, 0: none) */
+    int64_t stride_a, stride_b, stride_c, stride_bias; /* elements from one product's to the next's */
 } hg_matmul_desc;
 
 #define HG_MATMUL_DESC_INIT                                                                              \
     {sizeof(hg_matmul_desc), HG_OP_N, HG_OP_N, 0, 0, 0, 1.0f, 0.0f, NULL, 0, NULL, 0, NULL, 0, HG_F16, NULL, \
-     HG_ACT_NONE}
+     HG_ACT_NONE, 1, 0, 0, 0, 0}
 
 hg_status hg_matmul(hg_handle h, const hg_matmul_desc *desc);
 

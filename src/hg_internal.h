@@ -28,7 +28,14 @@ typedef struct {
     hg_dtype dtype;
     const void *bias;      /* hg_matmul's epilogue: NULL for hg_gemm ... */
     hg_activation act;     /* ... and HG_ACT_NONE */
+    /* hg_matmul's strided batch: batch products, the i-th at A + i stride_a,
+     * ... (elements); 1 and zero strides for hg_gemm. */
+    int64_t batch;
+    int64_t stride_a, stride_b, stride_c, stride_bias;
 } hg__problem;
+
+/* Product i of a batch as a problem of its own (batch 1). */
+hg__problem hg__problem_at(const hg__problem *p, int64_t i);
 
 /* Whether the call has an epilogue beyond alpha and beta (hg_matmul). */
 static inline int hg__has_epilogue(const hg__problem *p) { return p->bias != NULL || p->act != HG_ACT_NONE; }
@@ -112,6 +119,9 @@ typedef struct {
     /* Whether its epilogue applies hg_matmul's bias and activation (the
      * family and GENERIC; the series does not). */
     int fuses_epilogue;
+    /* Whether it runs a strided batch (batch > 1) in one launch or a loop of
+     * its own (the family and GENERIC; the series does not). */
+    int batched;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
@@ -193,7 +203,7 @@ HG_DECLARE_KERNEL(v6);
 #undef HG_FAMILY_CONFIG
 
 /* A family configuration's stream-K partials per worker: cluster CTAs x 2
- * pieces x 2 consumers x a (bm / 2) x bn fp32 block (src/family/family.cu
+ * pieces x 2 consumers x a (bm / 2) x bn fp32 block (src/family/host.cuh
  * asserts it against the kernel's). */
 #define HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) ((size_t)(cm) * (cn) * 2 * (bm) * (bn) * sizeof(float))
 /* How many pieces a family tile's stream-K split may cut it into: as many as
@@ -401,6 +411,9 @@ static inline int hg__tma_ld_ok(int64_t ld) { return (ld & 7) == 0; }
  * and B alone (a kernel that can write C without TMA); hg__tma_c_ok: whether
  * C meets TMA's rules (base 16-byte aligned, ldc a multiple of 8). */
 const char *hg__tma_layout_can_serve(const hg__problem *p, const hg__device *d, hg_op opA, hg_op opB);
+/* A batch (batch > 1) the family maps as a third TMA dimension: NULL, or why
+ * not; c_by_tma: C too (else only A and B). NULL for batch <= 1. */
+const char *hg__tma_batch_can_serve(const hg__problem *p, int c_by_tma);
 const char *hg__tma_layout_ab_can_serve(const hg__problem *p, const hg__device *d, hg_op opA, hg_op opB);
 const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d);
 const char *hg__tma_ab_can_serve(const hg__problem *p, const hg__device *d);
@@ -418,12 +431,17 @@ hg_status hg__create_for_device(hg_handle *out, const hg__device *d);
 
 /* ---- Tensor maps (src/tensormap.c) --------------------------------------- */
 
-/* The parameters of a 2-D tiled tensor map, computed on the host (testable
- * without a driver), then encoded through the driver entry point. */
+/* The parameters of a 2-D tiled tensor map, or a 3-D one whose third
+ * dimension is a batch of matrices (boxes of one matrix), computed on the
+ * host (testable without a driver), then encoded through the driver entry
+ * point. */
 typedef struct {
     int elem_bytes;     /* 2 */
+    int rank;           /* 2, or 3: batch and stride2 count */
     uint64_t dim[2];    /* {inner (contiguous) extent, outer extent}, elements */
     uint64_t stride1;   /* bytes between consecutive outer rows */
+    uint64_t batch;     /* rank 3: matrices */
+    uint64_t stride2;   /* rank 3: bytes between consecutive matrices */
     uint32_t box[2];    /* {inner, outer} box in elements */
     int swizzle_bytes;  /* 0, 32, 64 or 128 */
 } hg__tmap_params;

@@ -1,5 +1,6 @@
 /* The public API: handles, validation, dispatch, status strings, errors. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
  * skips the model (hg__estimate over every kernel). */
 typedef struct {
     int64_t m, n, k, lda, ldb, ldc;
+    int64_t batch, stride_a, stride_b, stride_c;
     int ops, dtype, beta_nonzero, epilogue;
     unsigned low_a, low_b, low_c;
     size_t ws_limit;
@@ -268,8 +270,9 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
         return fail(h, HG_STATUS_ARCH_MISMATCH,
                     "%s: device %d is sm_%d%d; hopgemm's kernels are built for sm_90a (Hopper) only.", who,
                     h->dev.ordinal, h->dev.cc_major, h->dev.cc_minor);
-    if (p->m == 0 || p->n == 0) return ok(h);
+    if (p->m == 0 || p->n == 0 || p->batch == 0) return ok(h);
     if (p->k == 0 && p->beta == 1.0f && !hg__has_epilogue(p)) return ok(h); /* C untouched, bit for bit */
+    const int batched = p->batch > 1;
     const hg__device d = planning_device(h, ws_limit);
     (void)hg__repack_plan(p, &cp->r);
     if (h->kernel == HG_KERNEL_AUTO) {
@@ -278,6 +281,7 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
         key.m = p->m, key.n = p->n, key.k = p->k, key.lda = p->lda, key.ldb = p->ldb, key.ldc = p->ldc;
         key.ops = (int)p->opA * 2 + (int)p->opB, key.dtype = (int)p->dtype, key.beta_nonzero = p->beta != 0.0f;
         key.epilogue = hg__has_epilogue(p);
+        key.batch = p->batch, key.stride_a = p->stride_a, key.stride_b = p->stride_b, key.stride_c = p->stride_c;
         key.low_a = (unsigned)((uintptr_t)p->A & PLAN_KEY_LOW_BITS);
         key.low_b = (unsigned)((uintptr_t)p->B & PLAN_KEY_LOW_BITS);
         key.low_c = (unsigned)((uintptr_t)p->C & PLAN_KEY_LOW_BITS);
@@ -291,6 +295,7 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
         for (int i = 0; i < hg__kernel_count; i++) {
             const hg__kernel_entry *k = &hg__kernels[i];
             if (key.epilogue && !k->fuses_epilogue) continue;
+            if (batched && !k->batched) continue;
             int repacked;
             const double est = hg__route_estimate(k, p, &cp->r, &d, &repacked, &why);
             if (est > best) {
@@ -311,6 +316,8 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
     if (k == NULL) return fail(h, HG_STATUS_INTERNAL_ERROR, "%s: the chosen kernel is not registered.", who);
     if (hg__has_epilogue(p) && !k->fuses_epilogue)
         return fail(h, HG_STATUS_NOT_SUPPORTED, "%s: kernel %s does not apply a bias or an activation.", who, k->name);
+    if (batched && !k->batched)
+        return fail(h, HG_STATUS_NOT_SUPPORTED, "%s: kernel %s does not run a batch (batch_count > 1).", who, k->name);
     /* k = 0 is C = beta * C whatever kernel was chosen: no product to compute. */
     if (p->k == 0) k = hg__find_kernel(HG_KERNEL_GENERIC);
     why = k->can_serve(p, &d);
@@ -345,7 +352,22 @@ hg__problem hg__problem_make(hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t
     p.dtype = dtype;
     p.bias = NULL;
     p.act = HG_ACT_NONE;
+    p.batch = 1;
+    p.stride_a = p.stride_b = p.stride_c = p.stride_bias = 0;
     return p;
+}
+
+hg__problem hg__problem_at(const hg__problem *p, int64_t i)
+{
+    hg__problem q = *p;
+    /* (pointer arithmetic only on what the product reads: a NULL operand
+     * stays NULL) */
+    if (q.A) q.A = (const uint16_t *)q.A + i * p->stride_a;
+    if (q.B) q.B = (const uint16_t *)q.B + i * p->stride_b;
+    if (q.C) q.C = (uint16_t *)q.C + i * p->stride_c;
+    if (q.bias) q.bias = (const uint16_t *)q.bias + i * p->stride_bias;
+    q.batch = 1;
+    return q;
 }
 
 /* hg_plan's answer for a problem (hg_matmul_plan's too). */
@@ -433,17 +455,30 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
 
 /* A descriptor as an hg__problem; fails with who's sentence for a NULL desc
  * or a size short of this version's fields. */
+/* The descriptor's first fields (up to activation) are required; the
+ * batch's, appended in 0.2.0, are read when size covers them. */
+#define DESC_V1_BYTES (offsetof(hg_matmul_desc, activation) + sizeof(hg_activation))
+#define DESC_HAS(d, field) ((d)->size >= offsetof(hg_matmul_desc, field) + sizeof((d)->field))
+
 static hg_status desc_problem(hg_handle h, const char *who, const hg_matmul_desc *d, hg__problem *p)
 {
     if (d == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "%s: desc is NULL.", who);
-    if (d->size < sizeof *d)
+    if (d->size < DESC_V1_BYTES)
         return fail(h, HG_STATUS_INVALID_VALUE,
-                    "%s: desc->size is %zu; this version reads %zu bytes (set it to sizeof(hg_matmul_desc)).", who,
-                    d->size, sizeof *d);
+                    "%s: desc->size is %zu; hg_matmul_desc's fields up to activation take %zu bytes (set it to "
+                    "sizeof(hg_matmul_desc)).",
+                    who, d->size, (size_t)DESC_V1_BYTES);
     *p = hg__problem_make(d->opA, d->opB, d->m, d->n, d->k, d->alpha, d->A, d->lda, d->B, d->ldb, d->beta, d->C,
                           d->ldc, d->dtype);
     p->bias = d->bias;
     p->act = d->activation;
+    if (DESC_HAS(d, stride_bias)) {
+        p->batch = d->batch_count;
+        p->stride_a = d->stride_a;
+        p->stride_b = d->stride_b;
+        p->stride_c = d->stride_c;
+        p->stride_bias = d->stride_bias;
+    }
     return HG_STATUS_SUCCESS;
 }
 

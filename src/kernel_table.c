@@ -52,29 +52,30 @@
      HG_FAM_SK_MAX_SPLIT(bm, bn),                                                                                  \
      1,                                                                                                            \
      HG_FAM_SK_TREE(bm, bn),                                                                                       \
-     HG_FAM_FUSES_EPILOGUE(bm, bn)},
+     HG_FAM_FUSES_EPILOGUE(bm, bn),                                                                                \
+     1},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
      hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N,
-     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0},
+     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0},
+     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
      hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0,
-     1},
+     1, 1},
 };
 
 #undef HG_FAMILY_CONFIG
@@ -102,7 +103,9 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * it streams all of B once per unit of m, the work an unswapped tile
      * does once (hg_internal.h). */
     const double m_units = ceil((double)p->m / k->unit_m), n_units = ceil((double)p->n / k->unit_n);
-    double tiles = m_units * n_units;
+    /* A batch's products are tiles of one launch (operands per product) */
+    const double batch = p->batch > 1 ? (double)p->batch : 1.0;
+    double tiles = m_units * n_units * batch;
     double slots = floor(d->sm_count * k->units_per_sm);
     /* ... or for a mid-sized m whose tiles fill one wave whole (1024^3: 128
      * tiles of 64 x 128 on the 128 x 64 row, 10.7 us against 15.2 for the
@@ -148,15 +151,16 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * speeds and the fixup's cost were fitted without it, and with it 512 x
      * 4096 x 14336 bf16 would take 128 x 256 (100.8 us) over 128 x 192
      * (90.7). */
-    const double fill = waves == 1.0 && !split_tiles ? (double)p->m * (double)p->n / (tiles * k->unit_m * k->unit_n)
-                                                     : 1.0;
+    const double fill = waves == 1.0 && !split_tiles
+                            ? batch * (double)p->m * (double)p->n / (tiles * k->unit_m * k->unit_n)
+                            : 1.0;
     const double rate = k->speed * fill * tiles / (waves * slots);
     /* The memory floor: the time to move A, B and C (C twice with beta) at
      * the kernel's share of the copy bandwidth, against the time of the
      * math at `rate`; the estimate keeps the larger. A swapped row over
      * several m units passes over B once per unit: from L2 with whole
      * tiles, from HBM with split ones (hg_internal.h). */
-    const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k * batch;
     if (flops <= 0.0) return rate;
     const double a_bytes = 2.0 * (double)p->m * (double)p->k;
     const double b_bytes = 2.0 * (double)p->n * (double)p->k;
@@ -169,11 +173,11 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     const int from_hbm_per_tile = drifting && !k->swap_ab;
     const double a_reads = from_hbm_per_tile && a_bytes > HG_MODEL_L2_RESIDENT ? n_units : 1.0;
     const double b_reads = from_hbm_per_tile && b_bytes > HG_MODEL_L2_RESIDENT ? m_units : 1.0;
-    const double bytes = a_bytes * a_reads + 2.0 * (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0) +
-                         b_bytes * (split_tiles ? b_passes * b_reads : 1.0);
+    const double bytes = batch * (a_bytes * a_reads + 2.0 * (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0) +
+                                  b_bytes * (split_tiles ? b_passes * b_reads : 1.0));
     const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);
     double t_mem = bytes / ((k->swap_ab ? HG_BW_SWAP : HG_BW_TILED) * HG_MODEL_COPY_BW);
-    const double t_l2 = b_bytes * b_passes / HG_MODEL_L2_BW;
+    const double t_l2 = batch * b_bytes * b_passes / HG_MODEL_L2_BW;
     if (!split_tiles && t_l2 > t_mem) t_mem = t_l2;
     /* (flops over the floor's time, not rate * t_math / t_mem: kernels on
      * the same floor then tie exactly, and the earlier entry wins) */

@@ -21,6 +21,12 @@ const char *hg__tmap_check(const hg__tmap_params *tp, const void *base)
     }
     if (tp->stride1 % 16 != 0) return "the row stride is not a multiple of 16 bytes.";
     if (tp->stride1 >= ((uint64_t)1 << 40)) return "the row stride is 2^40 bytes or more.";
+    if (tp->rank != 2 && tp->rank != 3) return "the rank is not 2 or 3.";
+    if (tp->rank == 3) {
+        if (tp->batch == 0 || tp->batch > ((uint64_t)1 << 32)) return "the batch is 0 or above 2^32.";
+        if (tp->stride2 % 16 != 0) return "the matrix stride is not a multiple of 16 bytes.";
+        if (tp->stride2 >= ((uint64_t)1 << 40)) return "the matrix stride is 2^40 bytes or more.";
+    }
     if ((tp->box[0] * (uint32_t)tp->elem_bytes) % 16 != 0) return "the inner box is not a multiple of 16 bytes.";
     if (tp->swizzle_bytes != 0 && tp->swizzle_bytes != 32 && tp->swizzle_bytes != 64 &&
         tp->swizzle_bytes != 128)
@@ -53,16 +59,16 @@ hg_status hg__tmap_encode(void *out, const void *base, hg_dtype dtype, const hg_
     }
     PFN_cuTensorMapEncodeTiled_v12000 fn = get_encode(e);
     if (!fn) return HG_STATUS_EXECUTION_FAILED;
-    cuuint64_t dims[2] = {tp->dim[0], tp->dim[1]};
-    cuuint64_t strides[1] = {tp->stride1};
-    cuuint32_t box[2] = {tp->box[0], tp->box[1]};
-    cuuint32_t estr[2] = {1, 1};
+    cuuint64_t dims[3] = {tp->dim[0], tp->dim[1], tp->batch};
+    cuuint64_t strides[2] = {tp->stride1, tp->stride2};
+    cuuint32_t box[3] = {tp->box[0], tp->box[1], 1};
+    cuuint32_t estr[3] = {1, 1, 1};
     CUtensorMapSwizzle sw = tp->swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
                             : tp->swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                             : tp->swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                       : CU_TENSOR_MAP_SWIZZLE_NONE;
     CUtensorMapDataType dt = dtype == HG_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    CUresult r = fn((CUtensorMap *)out, dt, 2, (void *)base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+    CUresult r = fn((CUtensorMap *)out, dt, (cuuint32_t)tp->rank, (void *)base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
                     sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         hg__err_set(e, "cuTensorMapEncodeTiled failed (CUresult %d) for dims %llux%llu, box %ux%u.", (int)r,

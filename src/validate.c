@@ -71,9 +71,60 @@ int hg__regions_meet(hg__region x, hg__region y)
     return hits != 0;
 }
 
+/* The bytes [lo, hi) that `count` matrices of span_b bytes, stride
+ * elements apart, cover from base; 0 when that does not fit in 64 bits. */
+static int batch_range(const void *base, int64_t count, int64_t stride, int64_t span_b, uint64_t *lo, uint64_t *hi)
+{
+    if (stride > 0 && count - 1 > (INT64_MAX / 2 - span_b) / stride) return 0;
+    *lo = (uint64_t)(uintptr_t)base;
+    *hi = *lo + (uint64_t)((count - 1) * stride * 2 + span_b);
+    return *hi >= *lo;
+}
+
+/* A strided batch's own rules (hopgemm.h): sizes and strides >= 0, C's
+ * products apart, and with batch > 1 C's whole range clear of A's, B's and
+ * the bias's (ranges, not elements: the exact test is per product). */
+static const char *validate_batch(const hg__problem *p, int64_t rows_a, int64_t cols_a, int64_t rows_b,
+                                  int64_t cols_b, char *why, size_t why_size)
+{
+    if (p->batch < 0) {
+        snprintf(why, why_size, "batch_count must be >= 0 (got %lld).", (long long)p->batch);
+        return why;
+    }
+    if (p->stride_a < 0 || p->stride_b < 0 || p->stride_c < 0 || p->stride_bias < 0) {
+        snprintf(why, why_size, "strides must be >= 0 (got stride_a=%lld, stride_b=%lld, stride_c=%lld, stride_bias=%lld).",
+                 (long long)p->stride_a, (long long)p->stride_b, (long long)p->stride_c, (long long)p->stride_bias);
+        return why;
+    }
+    if (p->batch <= 1 || p->m == 0 || p->n == 0) return NULL;
+    const int64_t span_c = span_bytes(p->m, p->n, p->ldc); /* checked >= 0 by the caller */
+    if (p->stride_c < span_c / 2) {
+        snprintf(why, why_size,
+                 "stride_c = %lld is below C's span (m - 1) * ldc + n = %lld: the batch's products of C would overlap.",
+                 (long long)p->stride_c, (long long)(span_c / 2));
+        return why;
+    }
+    uint64_t c_lo, c_hi, lo, hi;
+    if (!batch_range(p->C, p->batch, p->stride_c, span_c, &c_lo, &c_hi))
+        return "the batch of C spans more bytes than a 64-bit size holds.";
+    if (p->bias) {
+        if (!batch_range(p->bias, p->batch, p->stride_bias, p->n * 2, &lo, &hi))
+            return "the batch of bias spans more bytes than a 64-bit size holds.";
+        if (lo < c_hi && c_lo < hi) return "the batch's bias range meets C's; the output must not alias an input.";
+    }
+    if (p->k == 0 || p->alpha == 0.0f) return NULL; /* A and B are not read */
+    if (!batch_range(p->A, p->batch, p->stride_a, span_bytes(rows_a, cols_a, p->lda), &lo, &hi))
+        return "the batch of A spans more bytes than a 64-bit size holds.";
+    if (lo < c_hi && c_lo < hi) return "the batch's A range meets C's; the output must not alias an input.";
+    if (!batch_range(p->B, p->batch, p->stride_b, span_bytes(rows_b, cols_b, p->ldb), &lo, &hi))
+        return "the batch of B spans more bytes than a 64-bit size holds.";
+    if (lo < c_hi && c_lo < hi) return "the batch's B range meets C's; the output must not alias an input.";
+    return NULL;
+}
+
 const char *hg__validate(const hg__problem *p)
 {
-    static _Thread_local char why[160];
+    static _Thread_local char why[256];
     if (p->opA != HG_OP_N && p->opA != HG_OP_T) return "opA is not HG_OP_N or HG_OP_T.";
     if (p->opB != HG_OP_N && p->opB != HG_OP_T) return "opB is not HG_OP_N or HG_OP_T.";
     if (p->dtype != HG_F16 && p->dtype != HG_BF16) return "dtype is not HG_F16 or HG_BF16.";
@@ -125,6 +176,8 @@ const char *hg__validate(const hg__problem *p)
         hg__region bias = {(int64_t)((uintptr_t)p->bias / 2), 1, p->n, p->n};
         if (hg__regions_meet(bias, c)) return "bias shares elements with C; the output must not alias an input.";
     }
+    const char *batch_why = validate_batch(p, rows_a, cols_a, rows_b, cols_b, why, sizeof why);
+    if (batch_why) return batch_why;
     /* Overlap is judged on the elements each operand uses: C may interleave
      * with A or B (say rows of one buffer) as long as no element is shared.
      * With alpha = 0, A and B are not read, so they may hold anything. */
@@ -180,4 +233,24 @@ int hg__tma_c_ok(const hg__problem *p)
 const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d)
 {
     return hg__tma_layout_can_serve(p, d, HG_OP_N, HG_OP_T);
+}
+
+/* A batch stride TMA steps by: a nonzero multiple of 8 elements (16 bytes)
+ * below 2^39, and at least a whole matrix (rows x ld), so the third
+ * dimension never steps back into the one before. */
+static int tma_batch_stride_ok(int64_t stride, int64_t rows, int64_t ld)
+{
+    return stride > 0 && stride % 8 == 0 && stride < ((int64_t)1 << 39) && stride / ld >= rows;
+}
+
+const char *hg__tma_batch_can_serve(const hg__problem *p, int c_by_tma)
+{
+    if (p->batch <= 1) return NULL;
+    if (p->batch > INT32_MAX) return "runs at most 2^31 - 1 products in a batch (TMA's coordinates).";
+    const int64_t rows_a = p->opA == HG_OP_N ? p->m : p->k, rows_b = p->opB == HG_OP_N ? p->k : p->n;
+    if (!tma_batch_stride_ok(p->stride_a, rows_a, p->lda) || !tma_batch_stride_ok(p->stride_b, rows_b, p->ldb))
+        return "needs stride_a and stride_b nonzero multiples of 8 elements of at least a whole matrix (TMA).";
+    if (c_by_tma && !tma_batch_stride_ok(p->stride_c, p->m, p->ldc))
+        return "needs stride_c a multiple of 8 elements of at least m x ldc (TMA).";
+    return NULL;
 }

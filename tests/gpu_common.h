@@ -38,5 +38,7 @@ int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB
 int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt);
 /* ... with hg_matmul's epilogue: a random bias when with_bias, act. */
 int run_case_epi(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with_bias, hg_activation act);
+/* gpu/batched (tests/gpu_batch_tests.c): hg_matmul's strided batches. */
+void test_batched(void);
 
 #endif

@@ -654,6 +654,7 @@ const hg_test_case hg_gpu_tests[] = {
     {"gpu/generic", test_generic}, {"gpu/v0", test_v0},       {"gpu/v1", test_v1},       {"gpu/v2", test_v2},
     {"gpu/v3", test_v3},           {"gpu/v4", test_v4},       {"gpu/v5", test_v5},       {"gpu/v6", test_v6},
     {"gpu/family", test_family},   {"gpu/auto", test_auto},   {"gpu/epilogue", test_epilogue},
+    {"gpu/batched", test_batched},
     {"gpu/repack", test_repack},   {"gpu/stream", test_stream}, {"gpu/large", test_large},
 };
 const int hg_gpu_test_count = (int)(sizeof hg_gpu_tests / sizeof hg_gpu_tests[0]);

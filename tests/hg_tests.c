@@ -10,6 +10,7 @@
  * test failed.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -824,7 +825,9 @@ static void test_stream_k_plan(void)
 static void test_tensor_map_params(void)
 {
     hg__tmap_params t;
+    memset(&t, 0, sizeof t);
     t.elem_bytes = 2;
+    t.rank = 2;
     t.dim[0] = 8192;
     t.dim[1] = 8192;
     t.stride1 = 8192 * 2;
@@ -854,6 +857,22 @@ static void test_tensor_map_params(void)
     u.box[0] = 160;
     u.box[1] = 64;
     CHECK(hg__tmap_check(&u, base) == NULL, "the V6 store box (160 x 64, no swizzle) is valid");
+    /* The family's 3-D maps: a batch of matrices. */
+    u = t;
+    u.rank = 3;
+    u.batch = 512;
+    u.stride2 = 8192ull * 8192 * 2;
+    CHECK(hg__tmap_check(&u, base) == NULL, "a batch of 512 whole matrices is valid");
+    u.stride2 += 2;
+    CHECK(hg__tmap_check(&u, base) != NULL, "a matrix stride off 16 bytes is not");
+    u.stride2 = 1ull << 40;
+    CHECK(hg__tmap_check(&u, base) != NULL, "a matrix stride of 2^40 bytes is not");
+    u.stride2 = 16;
+    u.batch = 0;
+    CHECK(hg__tmap_check(&u, base) != NULL, "an empty batch is not");
+    u = t;
+    u.rank = 4;
+    CHECK(hg__tmap_check(&u, base) != NULL, "rank 4 is not");
 }
 
 static void test_tma_conditions(void)
@@ -969,6 +988,104 @@ static void test_overlap_exact(void)
  * leaves C as it was; hg_plan's sentences name hg_plan. */
 /* hg_matmul: its descriptor's rules and its refusals, on a made-up sm_90
  * (nothing is launched: every call here fails before that). */
+/* hg_matmul's strided batch: the descriptor's new fields, every refusal
+ * with its sentence, the series' refusal, and which kernels AUTO plans (the
+ * family for TMA-able strides, GENERIC otherwise). */
+static void test_matmul_batch(void)
+{
+    hg_handle h = fake_handle(9, 0);
+    CHECK(h != NULL, "fake handle");
+    if (!h) return;
+    char *base = (char *)(uintptr_t)0x10000000;
+    const int64_t M = 2048, N = 2048, K = 128, BATCH = 512, SA = M * K, SB = N * K, SC = M * N;
+    hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+    CHECK(d.batch_count == 1 && d.stride_a == 0 && d.stride_b == 0 && d.stride_c == 0 && d.stride_bias == 0,
+          "HG_MATMUL_DESC_INIT: one product");
+    d.opA = HG_OP_N, d.opB = HG_OP_T, d.m = M, d.n = N, d.k = K, d.dtype = HG_BF16;
+    d.lda = K, d.ldb = K, d.ldc = N;
+    d.A = base, d.B = base + ((int64_t)1 << 32), d.C = base + ((int64_t)2 << 32);
+    d.batch_count = BATCH, d.stride_a = SA, d.stride_b = SB, d.stride_c = SC;
+    hg_kernel k = HG_KERNEL_AUTO;
+    CHECK(hg_matmul_plan(h, &d, &k) == HG_STATUS_SUCCESS && k != HG_KERNEL_GENERIC,
+          "512 x (2048 x 2048 x 128), packed: a family kernel (%s; %s)", hg_kernel_name(k), hg_last_error(h));
+    hg_matmul_desc t = d;
+    t.size = offsetof(hg_matmul_desc, batch_count);
+    t.batch_count = -5; /* past size: never read */
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS, "a size that stops before batch_count: one product (%s)",
+          hg_last_error(h));
+    t = d;
+    t.batch_count = -1;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "batch_count must be >= 0"),
+          "a negative batch: %s", hg_last_error(h));
+    t = d;
+    t.batch_count = 0;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_SUCCESS, "an empty batch does nothing: %s", hg_last_error(h));
+    t = d;
+    t.stride_b = -SB;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "strides must be >= 0"),
+          "a negative stride: %s", hg_last_error(h));
+    t = d;
+    t.stride_c = SC - 1;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "stride_c"),
+          "products of C that overlap: %s", hg_last_error(h));
+    t = d;
+    t.C = base + 2 * SA * (BATCH - 1) - 2; /* inside A's last product */
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "A range meets C"),
+          "C's range meeting A's: %s", hg_last_error(h));
+    t = d;
+    t.bias = (const char *)t.C + 2 * SC * BATCH; /* just past C's range */
+    t.stride_bias = N;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS, "a bias per product after C: %s", hg_last_error(h));
+    t.bias = (const char *)t.C + 2 * SC * (BATCH - 1);
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "bias range meets C"),
+          "a bias inside C's range: %s", hg_last_error(h));
+    t = d;
+    t.k = 0; /* nothing read of A and B: they may sit anywhere */
+    t.A = t.C;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && k == HG_KERNEL_GENERIC, "k = 0 reads no A: %s (%s)",
+          hg_kernel_name(k), hg_last_error(h));
+    /* What cannot be a third TMA dimension runs GENERIC (AUTO), or is refused
+     * with a sentence by a family kernel chosen by hand. */
+    static const struct {
+        int64_t sa, sb, sc;
+        const char *what;
+    } odd[] = {{SA + 3, SB, SC, "stride_a off 8 elements"},
+               {SA, 0, SC, "one B for every product"},
+               {SA - 8, SB, SC, "A's products overlapping"},
+               {SA, SB, SC + 4, "stride_c off 8 elements"}};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        t = d;
+        t.stride_a = odd[i].sa, t.stride_b = odd[i].sb, t.stride_c = odd[i].sc;
+        CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "AUTO");
+        CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && k == HG_KERNEL_GENERIC, "%s: AUTO plans %s (%s)",
+              odd[i].what, hg_kernel_name(k), hg_last_error(h));
+        CHECK(hg_set_kernel(h, HG_KERNEL_SM90_128X256X64_S4_C2X1_TN) == HG_STATUS_SUCCESS, "128 x 256");
+        CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "stride"),
+              "%s: 128 x 256 refuses: %s", odd[i].what, hg_last_error(h));
+    }
+    /* ... but a C stride the swapped rows write per thread is theirs; the
+     * _ct rows and 256 x 128 run one product per call. */
+    t = d;
+    t.m = 16, t.lda = K, t.stride_a = 16 * K, t.stride_c = 16 * N + 4;
+    CHECK(hg_set_kernel(h, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN) == HG_STATUS_SUCCESS, "_swap");
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS, "_swap takes stride_c off 8 elements: %s",
+          hg_last_error(h));
+    CHECK(hg_set_kernel(h, HG_KERNEL_SM90_128X256X64_S4_C2X1_CT_TN) == HG_STATUS_SUCCESS, "_ct");
+    CHECK(hg_matmul_plan(h, &d, &k) == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "one product per call"),
+          "_ct runs no batch: %s", hg_last_error(h));
+    CHECK(hg_set_kernel(h, HG_KERNEL_SM90_256X128X64_S4_C1X2_TN) == HG_STATUS_SUCCESS, "256 x 128");
+    CHECK(hg_matmul_plan(h, &d, &k) == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "one product per call"),
+          "256 x 128 runs no batch: %s", hg_last_error(h));
+    CHECK(hg_set_kernel(h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "V6");
+    CHECK(hg_matmul(h, &d) == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "does not run a batch"),
+          "the series runs no batch: %s", hg_last_error(h));
+    t = d;
+    t.batch_count = 1;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && k == HG_KERNEL_V6, "... but one product: %s",
+          hg_last_error(h));
+    hg_destroy(h);
+}
+
 static void test_matmul_desc(void)
 {
     hg_handle h = fake_handle(9, 0);
@@ -984,9 +1101,9 @@ static void test_matmul_desc(void)
     CHECK(hg_matmul(h, NULL) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "desc is NULL"), "NULL desc: %s",
           hg_last_error(h));
     hg_matmul_desc t = d;
-    t.size = sizeof t - 1;
+    t.size = offsetof(hg_matmul_desc, activation) + sizeof t.activation - 1;
     CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "desc->size"),
-          "a size short of this version's fields: %s", hg_last_error(h));
+          "a size short of the fields up to activation: %s", hg_last_error(h));
     t = d;
     t.activation = (hg_activation)7;
     CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "activation"),
@@ -1118,6 +1235,7 @@ static const hg_test_case cpu_tests[] = {
     {"cpu/overlap_exact", test_overlap_exact},
     {"cpu/call_corners", test_call_corners},
     {"cpu/matmul_desc", test_matmul_desc},
+    {"cpu/matmul_batch", test_matmul_batch},
 };
 
 static int passed, failed, skipped;

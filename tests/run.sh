@@ -183,7 +183,7 @@ fi
 
 # The package's ctypes copy of hg_matmul_desc matches the header's, field for
 # field (a mismatch would pass wrong values, not fail); no torch needed.
-fields="size opA opB m n k alpha beta A lda B ldb C ldc dtype bias activation"
+fields="size opA opB m n k alpha beta A lda B ldb C ldc dtype bias activation batch_count stride_a stride_b stride_c stride_bias"
 { echo '#include <stddef.h>'; echo '#include <stdio.h>'; echo '#include "hopgemm.h"'
   echo 'int main(void) {'; echo 'printf("%zu", sizeof(hg_matmul_desc));'
   for f in $fields; do echo "printf(\" $f:%zu\", offsetof(hg_matmul_desc, $f));"; done
@@ -192,7 +192,7 @@ py_layout='import importlib.util, sys, ctypes
 spec = importlib.util.spec_from_file_location("_lib", "python/hopgemm/_lib.py")
 m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
 D = m.MatmulDesc
-assert D().size == ctypes.sizeof(D) and D().alpha == 1.0
+assert D().size == ctypes.sizeof(D) and D().alpha == 1.0 and D().batch_count == 1
 print(str(ctypes.sizeof(D)) + "".join(" %s:%d" % (f, getattr(D, f).offset) for f in sys.argv[1:]))'
 if ! command -v python3 >/dev/null 2>&1; then skipped "python/desc-layout" "no python3"
 elif out=$(gcc -std=c11 -Wall -Werror -Iinclude "$tmp/desc.c" -o "$tmp/desc" 2>&1) && c_layout=$("$tmp/desc") &&

@@ -93,9 +93,15 @@ class MatmulDesc(ctypes.Structure):
         ("dtype", ctypes.c_int),
         ("bias", _vp),
         ("activation", ctypes.c_int),
+        ("batch_count", _i64),
+        ("stride_a", _i64),
+        ("stride_b", _i64),
+        ("stride_c", _i64),
+        ("stride_bias", _i64),
     ]
 
     def __init__(self, **fields):
+        fields.setdefault("batch_count", 1)
         super().__init__(size=ctypes.sizeof(MatmulDesc), alpha=1.0, **fields)
 
 

@@ -20,6 +20,10 @@
 
 #include "../kernels/common.cuh"
 
+/* The family's tensor maps: (inner, outer, batch), the batch a strided
+ * batch's product (0 for a single product). */
+static constexpr int HG_FAM_MAP_RANK = 3;
+
 template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_, bool A_MN_, bool B_MN_,
           bool C_THREAD_, bool SWAP_AB_>
 struct hg_fam_cfg {
@@ -91,6 +95,11 @@ struct hg_fam_cfg {
      * not where its code spills (hg_internal.h's HG_FAM_FUSES_EPILOGUE
      * says the same to dispatch). */
     static constexpr bool FUSES_EPILOGUE = HG_FAM_FUSES_EPILOGUE(BM, BN);
+    /* Whether it runs a strided batch (else one product per call): a batch
+     * holds the tile's product in a register across the mainloop, which the
+     * two-atom consumers (256 x 128) and the _ct rows' per-thread stores of
+     * a product's C have none left for (their bf16 kernels spilled). */
+    static constexpr bool BATCHES = M_ATOMS == 1 && (!C_THREAD || SWAP_AB);
     static constexpr int REGS_CONSUMER = NARROW_CONSUMERS ? 200 : 232;
     static constexpr int REGS_PRODUCER = NARROW_CONSUMERS ? 104 : 40;
 
@@ -160,7 +169,10 @@ struct hg_fam_cfg {
     /* hg_matmul's bias of the tile's columns, one copy per consumer (the
      * staged epilogue reads it from here, not from global memory). */
     static constexpr int BIAS_BYTES = C_THREAD || !FUSES_EPILOGUE ? 0 : CONSUMERS * BN * ELEM_BYTES;
-    static constexpr int OFF_BIAS = OFF_FLAGS + CONSUMERS * 4;
+    /* The producer's tile's product in a batch: it reads it per stage from
+     * here, since its 40 registers hold no more (the NT rows spilled). */
+    static constexpr int OFF_PRODUCER_BATCH = OFF_FLAGS + CONSUMERS * 4;
+    static constexpr int OFF_BIAS = OFF_PRODUCER_BATCH + 4;
     static constexpr int SMEM_USED = OFF_BIAS + BIAS_BYTES;
     static constexpr int SMEM_BYTES = SMEM_USED + SWIZZLE_ATOM_BYTES;   /* slack to align the base */
     static constexpr int SMEM_LIMIT = 232448;                           /* sm_90's opt-in maximum */

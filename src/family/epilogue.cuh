@@ -35,6 +35,7 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
     uint64_t *cbar;  /* per slot: its C load's barrier */
     uint32_t seq;    /* chunks staged so far: the slot is seq % EPI_SLOTS */
     uint32_t phases; /* bit s: the parity slot s's next C load completes */
+    int32_t batch;   /* the tile's product in a strided batch (the C map's third coordinate) */
 
     /* The fragment's geometry (9.7.15.5.1): a warp's 16 rows, a quad's
      * lanes along a row, a pair's columns 8 apart. */
@@ -57,8 +58,9 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
             const int64_t col = col0 + 2 * ctid;
             bias_pair = 0;
             if (epi.bias == nullptr || ctid >= BIAS_PAIRS) return;
-            if (col < epi.n) bias_pair = __ldg(epi.bias + col);
-            if (col + 1 < epi.n) bias_pair |= (uint32_t)__ldg(epi.bias + col + 1) << 16;
+            const uint16_t *bias = epi.bias + batch * epi.stride_bias;
+            if (col < epi.n) bias_pair = __ldg(bias + col);
+            if (col + 1 < epi.n) bias_pair |= (uint32_t)__ldg(bias + col + 1) << 16;
         }
     }
 
@@ -120,13 +122,14 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
      * elements of the staged chunk that lie inside C, one at a time (only
      * the last column chunk when n is not a multiple of 8). The fence orders
      * these generic reads before the slot's next async-proxy write. */
-    static __device__ __forceinline__ void copy_out(const uint8_t *slot, const hg_epilogue &epi, int64_t row0,
-                                                    int64_t col0, int ctid)
+    __device__ __forceinline__ void copy_out(const uint8_t *slot, const hg_epilogue &epi, int64_t row0, int64_t col0,
+                                             int ctid) const
     {
+        uint16_t *c_product = epi.C + batch * epi.stride_c;
         for (int idx = ctid; idx < Cfg::EPI_ROWS * Cfg::EPI_COLS; idx += Cfg::WG_THREADS) {
             const int r = idx / Cfg::EPI_COLS, c = idx % Cfg::EPI_COLS;
             if (row0 + r < epi.m && col0 + c < epi.n)
-                epi.C[(row0 + r) * epi.ldc + col0 + c] = *(const uint16_t *)(slot + swizzled(r, c));
+                c_product[(row0 + r) * epi.ldc + col0 + c] = *(const uint16_t *)(slot + swizzled(r, c));
         }
         hg_fence_proxy_async_shared_cta();
     }
@@ -135,7 +138,7 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
     __device__ __forceinline__ void load(const CUtensorMap *map_c, uint32_t s, int64_t row0, int64_t col0)
     {
         hg_mbarrier_arrive_expect_tx(&cbar[s], Cfg::EPI_CHUNK_BYTES);
-        hg_tma_load_2d(slots + s * Cfg::EPI_CHUNK_BYTES, map_c, &cbar[s], (int32_t)col0, (int32_t)row0);
+        hg_tma_load_3d(slots + s * Cfg::EPI_CHUNK_BYTES, map_c, &cbar[s], (int32_t)col0, (int32_t)row0, batch);
     }
 
     /* With beta != 0, before a whole tile's mainloop: load the old C of the
@@ -197,7 +200,7 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
              * true for step 1's wait. */
             if (ctid == 0) hg_cp_async_bulk_commit_group();
         } else if (ctid == 0) {
-            hg_tma_store_2d(map_c, slot, (int32_t)col0, (int32_t)row0);
+            hg_tma_store_3d(map_c, slot, (int32_t)col0, (int32_t)row0, batch);
             hg_cp_async_bulk_commit_group();
         }
         seq++;

@@ -43,9 +43,10 @@ template <class Cfg, int DT> struct hg_fam_host {
         grid g;
         g.sched.m_units = hg_cdiv(Cfg::SWAP_AB ? p->n : p->m, Cfg::UNIT_M);
         g.sched.n_units = hg_cdiv(Cfg::SWAP_AB ? p->m : p->n, Cfg::UNIT_N);
+        g.sched.batches = p->batch;
         g.clusters = resident_clusters(d);
         if (g.clusters < 1) g.clusters = 1;
-        const int64_t tiles = g.sched.m_units * g.sched.n_units, k_tiles = hg_cdiv(p->k, Cfg::BK);
+        const int64_t tiles = g.sched.m_units * g.sched.n_units * p->batch, k_tiles = hg_cdiv(p->k, Cfg::BK);
         g.plan = hg_sk_make_split(tiles, k_tiles, g.clusters, 1,
                                   hg_sk_split_for_k(Cfg::SK_MAX_SPLIT, k_tiles, tiles, g.clusters));
         g.ws_need = hg__sk_workspace_bytes(d, g.plan.sk_workers, Cfg::SK_WORKER_BYTES);
@@ -59,6 +60,9 @@ template <class Cfg, int DT> struct hg_fam_host {
         const char *why = Cfg::C_THREAD ? hg__tma_layout_ab_can_serve(p, d, Cfg::OP_A, Cfg::OP_B)
                                         : hg__tma_layout_can_serve(p, d, Cfg::OP_A, Cfg::OP_B);
         if (why) return why;
+        if (!Cfg::BATCHES && p->batch > 1)
+            return "runs one product per call: its consumers have no register for a batch's (config.cuh).";
+        if ((why = hg__tma_batch_can_serve(p, !Cfg::C_THREAD)) != NULL) return why;
         if (!d->cluster_launch && Cfg::CLUSTER > 1)
             return "needs thread-block cluster launch, which this device lacks.";
         if (d->sm_count < Cfg::CLUSTER) return "needs as many SMs as its cluster has CTAs.";
@@ -80,15 +84,18 @@ template <class Cfg, int DT> struct hg_fam_host {
         const void *ka = Cfg::SWAP_AB ? p->B : p->A, *kb = Cfg::SWAP_AB ? p->A : p->B;
         const int64_t ka_rows = Cfg::SWAP_AB ? p->n : p->m, kb_rows = Cfg::SWAP_AB ? p->m : p->n;
         const int64_t ka_ld = Cfg::SWAP_AB ? p->ldb : p->lda, kb_ld = Cfg::SWAP_AB ? p->lda : p->ldb;
+        const int64_t ka_stride = Cfg::SWAP_AB ? p->stride_b : p->stride_a;
+        const int64_t kb_stride = Cfg::SWAP_AB ? p->stride_a : p->stride_b;
+        /* Rank 3 always: the batch is the third coordinate (0 for one product). */
         hg_status st = hg_operand_tensor_map(p, ka, ka_rows, ka_ld, Cfg::A_MN, Cfg::A_MAP_BOX_INNER,
-                                             Cfg::A_MAP_BOX_OUTER, &map_a, e);
+                                             Cfg::A_MAP_BOX_OUTER, &map_a, e, HG_FAM_MAP_RANK, ka_stride);
         if (st == HG_STATUS_SUCCESS)
             st = hg_operand_tensor_map(p, kb, kb_rows, kb_ld, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, Cfg::B_MAP_BOX_OUTER,
-                                       &map_b, e);
+                                       &map_b, e, HG_FAM_MAP_RANK, kb_stride);
         if (Cfg::C_THREAD)
             memset(&map_c, 0, sizeof map_c); /* never read: C may break TMA's rules */
         else if (st == HG_STATUS_SUCCESS)
-            st = hg_c_tensor_map(p, Cfg::EPI_COLS, Cfg::EPI_ROWS, Cfg::SWIZZLE_BYTES, &map_c, e);
+            st = hg_c_tensor_map(p, Cfg::EPI_COLS, Cfg::EPI_ROWS, Cfg::SWIZZLE_BYTES, &map_c, e, HG_FAM_MAP_RANK);
         if (st != HG_STATUS_SUCCESS) return st;
         /* The fused epilogue's kernel only where the configuration has one. */
         const void *fn = (const void *)kernel<false>();

@@ -114,6 +114,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         out.cbar = hg_fam_cload_barriers<Cfg>(cta.smem, wg);
         out.seq = 0;
         out.phases = 0;
+        out.batch = 0;
         out.bias_smem = (uint32_t *)(cta.smem + Cfg::OFF_BIAS) + wg * (Cfg::BN / 2);
         float acc[Cfg::ACC];
         hg_pipe_cursor cur = hg_pipe_consumer_start();
@@ -122,7 +123,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
         hg_sk_piece pc;
         int64_t offset_m, offset_n;
-        while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n)) {
+        while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n, &out.batch)) {
 #pragma unroll
             for (int i = 0; i < Cfg::ACC; i++) acc[i] = 0.0f;
             /* Pin the zeros before the first wgmma.fence, so no move of them
@@ -146,10 +147,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             }
             if constexpr (Cfg::C_THREAD) {
                 hg_fin_dispatch<EPI>(epi, [&](auto fin) {
+                    const hg_epilogue &product = Cfg::BATCHES ? hg_epilogue_at(epi, out.batch) : epi;
 #pragma unroll
                     for (int i = 0; i < Cfg::M_ATOMS; i++)
                         hg_store_wgmma_acc<DT, Cfg::BN, Cfg::SWAP_AB, decltype(fin)>(
-                            epi, acc + i * Cfg::ACC_ATOM, row0 + (int64_t)i * Cfg::MMA_M, offset_n, ctid);
+                            product, acc + i * Cfg::ACC_ATOM, row0 + (int64_t)i * Cfg::MMA_M, offset_n, ctid);
                 });
             } else {
                 out.tile(&map_c, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
@@ -172,10 +174,17 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
             hg_sk_piece pc;
             int64_t offset_m, offset_n;
-            while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n)) {
-                int64_t warm_at = pc.k_end - Cfg::C_PREFETCH_BLOCKS;
-                if (warm_at < pc.k_begin) warm_at = pc.k_begin;
-                for (int64_t kt = pc.k_begin; kt < pc.k_end; kt++) {
+            /* The tile's product, read per stage from shared memory
+             * (config.cuh's OFF_PRODUCER_BATCH: no register is left). */
+            volatile int32_t *batch = (volatile int32_t *)(cta.smem + Cfg::OFF_PRODUCER_BATCH);
+            int32_t next_batch;
+            while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n, &next_batch)) {
+                *batch = next_batch;
+                /* k blocks < 2^25 (k < 2^31): 32 bits */
+                const int32_t k_begin = (int32_t)pc.k_begin, k_end = (int32_t)pc.k_end;
+                int32_t warm_at = k_end - Cfg::C_PREFETCH_BLOCKS;
+                if (warm_at < k_begin) warm_at = k_begin;
+                for (int32_t kt = k_begin; kt < k_end; kt++) {
                     /* producer_acquire: every consumer that reads this slot
                      * (both CTAs' with a cluster) released it. */
                     const uint32_t t0 = hg_prof_clock();
@@ -183,12 +192,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     t_empty += hg_prof_clock() - t0;
                     hg_fam_produce_stage<Cfg>(cta.smem + cur.stage * Cfg::STAGE_BYTES,
                                               hg_pipe_producer_barrier(cta.pipe, cur), &map_a, &map_b, kt, offset_m,
-                                              offset_n, cta.rank);
+                                              offset_n, *batch, cta.rank);
                     hg_pipe_advance(cta.pipe, &cur);
                     if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n) {
                         for (int r = 0; r < Cfg::BM; r += Cfg::EPI_ROWS)
                             for (int c = 0; c < Cfg::BN; c += Cfg::EPI_COLS)
-                                hg_tma_prefetch_l2_2d(&map_c, hg_fam_coord(offset_n + c), hg_fam_coord(offset_m + r));
+                                hg_tma_prefetch_l2_3d(&map_c, hg_fam_coord(offset_n + c), hg_fam_coord(offset_m + r),
+                                                      *batch);
                     }
                 }
             }

@@ -29,7 +29,7 @@
  * apart. MCAST: to every CTA of the cluster. */
 template <class Cfg, bool MN, int ROWS, bool MCAST>
 static __device__ __forceinline__ void hg_fam_load_operand(uint8_t *dst, const CUtensorMap *map, uint64_t *full,
-                                                           int32_t ck, int64_t row0)
+                                                           int32_t ck, int64_t row0, int32_t batch)
 {
     constexpr int BOXES = MN ? ROWS / Cfg::MN_BLOCK : 1;
 #pragma unroll
@@ -37,28 +37,30 @@ static __device__ __forceinline__ void hg_fam_load_operand(uint8_t *dst, const C
         const int32_t row = hg_fam_coord(row0 + (int64_t)j * Cfg::MN_BLOCK);
         const int32_t c0 = MN ? row : ck, c1 = MN ? ck : row; /* (inner, outer) */
         uint8_t *to = dst + j * Cfg::MN_BLOCK_BYTES;
-        if constexpr (MCAST) hg_tma_load_2d_multicast(to, map, full, c0, c1, Cfg::CLUSTER_MASK);
-        else hg_tma_load_2d(to, map, full, c0, c1);
+        if constexpr (MCAST) hg_tma_load_3d_multicast(to, map, full, c0, c1, batch, Cfg::CLUSTER_MASK);
+        else hg_tma_load_3d(to, map, full, c0, c1, batch);
     }
 }
 
 /* The producer's loads of k block kt of the CTA's tile at (offset_m,
- * offset_n) into stage `st` (the whole stage arrives, zeros outside the
- * tensors, even for a tile wholly outside C: its peer needs the shared
- * operand's piece). `rank` picks this CTA's piece of the shared operand. */
+ * offset_n) of product `batch` into stage `st` (the whole stage arrives,
+ * zeros outside the tensors, even for a tile wholly outside C: its peer
+ * needs the shared operand's piece). `rank` picks this CTA's piece of the
+ * shared operand. */
 template <class Cfg>
 static __device__ __forceinline__ void hg_fam_produce_stage(uint8_t *st, uint64_t *full, const CUtensorMap *map_a,
                                                             const CUtensorMap *map_b, int64_t kt, int64_t offset_m,
-                                                            int64_t offset_n, uint32_t rank)
+                                                            int64_t offset_n, int32_t batch, uint32_t rank)
 {
     hg_mbarrier_arrive_expect_tx(full, Cfg::STAGE_BYTES);
     const int32_t ck = (int32_t)(kt * Cfg::BK);
     /* CTAs along n share A; CTAs along m share B. */
     const uint32_t piece_a = Cfg::MCAST_A ? rank / Cfg::CM : 0, piece_b = Cfg::MCAST_B ? rank % Cfg::CM : 0;
     hg_fam_load_operand<Cfg, Cfg::A_MN, Cfg::A_BOX_ROWS, Cfg::MCAST_A>(
-        st + piece_a * Cfg::A_BOX_BYTES, map_a, full, ck, offset_m + (int64_t)piece_a * Cfg::A_BOX_ROWS);
+        st + piece_a * Cfg::A_BOX_BYTES, map_a, full, ck, offset_m + (int64_t)piece_a * Cfg::A_BOX_ROWS, batch);
     hg_fam_load_operand<Cfg, Cfg::B_MN, Cfg::B_BOX_ROWS, Cfg::MCAST_B>(
-        st + Cfg::A_BYTES + piece_b * Cfg::B_BOX_BYTES, map_b, full, ck, offset_n + (int64_t)piece_b * Cfg::B_BOX_ROWS);
+        st + Cfg::A_BYTES + piece_b * Cfg::B_BOX_BYTES, map_b, full, ck, offset_n + (int64_t)piece_b * Cfg::B_BOX_ROWS,
+        batch);
 }
 
 /* An operand's descriptor at addr, for its layout (config.cuh). */

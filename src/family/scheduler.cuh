@@ -7,20 +7,29 @@
  * A scheduling unit is a cluster's output block, UNIT_M x UNIT_N. Units are
  * walked in tiling.h's grouped order (bands of RASTER_GROUP units along n),
  * unit = cluster_id, += clusters; the CTA of rank r takes the tile at
- * (r % CM, r / CM) inside the unit.
+ * (r % CM, r / CM) inside the unit. A strided batch's products come one
+ * after another (the batch outermost), so a raster band stays inside one
+ * product and its operands share L2 as a single product's do.
  */
 #pragma once
 
 #include "config.cuh"
 
 template <class Cfg> struct hg_fam_sched {
-    int64_t m_units, n_units; /* the units' grid */
+    int64_t m_units, n_units; /* one product's units' grid */
+    int64_t batches;          /* products: units past m_units x n_units are the next product's */
 
-    /* The CTA's tile offsets in unit `unit`. */
-    __device__ __forceinline__ void tile_offsets(int64_t unit, uint32_t rank, int64_t *offset_m,
-                                                 int64_t *offset_n) const
+    /* The CTA's tile offsets in unit `unit`, and its product in the batch. */
+    __device__ __forceinline__ void tile_offsets(int64_t unit, uint32_t rank, int64_t *offset_m, int64_t *offset_n,
+                                                 int32_t *batch) const
     {
-        int64_t um, un;
+        int64_t um, un, b = 0;
+        if (Cfg::BATCHES && batches > 1) { /* (else can_serve allowed one product) */
+            const int64_t per_product = m_units * n_units;
+            b = unit / per_product;
+            unit -= b * per_product;
+        }
+        *batch = (int32_t)b; /* < 2^31: hg__tma_batch_can_serve */
         hg_raster_tile(unit, m_units, n_units, Cfg::RASTER_GROUP, &um, &un);
         *offset_m = um * Cfg::UNIT_M + (int64_t)(rank % Cfg::CM) * Cfg::BM;
         *offset_n = un * Cfg::UNIT_N + (int64_t)(rank / Cfg::CM) * Cfg::BN;
@@ -30,10 +39,10 @@ template <class Cfg> struct hg_fam_sched {
      * the CTA's tile offsets in it; false when none is left. Both roles walk
      * the same list. */
     __device__ __forceinline__ bool next(const hg_sk_plan &plan, hg_sk_cursor *walk, hg_sk_piece *pc, uint32_t rank,
-                                         int64_t *offset_m, int64_t *offset_n) const
+                                         int64_t *offset_m, int64_t *offset_n, int32_t *batch) const
     {
         if (!hg_sk_next(&plan, walk, pc)) return false;
-        tile_offsets(pc->tile, rank, offset_m, offset_n);
+        tile_offsets(pc->tile, rank, offset_m, offset_n, batch);
         return true;
     }
 };

@@ -40,7 +40,17 @@ typedef struct {
     float alpha, beta;
     const uint16_t *bias; /* NULL, or n elements: bias[col] joins column col */
     int act;              /* hg_activation */
+    int64_t stride_c, stride_bias; /* a strided batch's steps (elements; 0 without a bias) */
 } hg_epilogue;
+
+/* The epilogue of product b of a strided batch: C and the bias moved on. */
+static __device__ __forceinline__ hg_epilogue hg_epilogue_at(const hg_epilogue &e, int64_t b)
+{
+    hg_epilogue r = e;
+    r.C += b * e.stride_c;
+    r.bias += b * e.stride_bias;
+    return r;
+}
 
 static inline hg_epilogue hg_epilogue_of(const hg__problem *p)
 {
@@ -53,6 +63,8 @@ static inline hg_epilogue hg_epilogue_of(const hg__problem *p)
     e.beta = p->beta;
     e.bias = (const uint16_t *)p->bias;
     e.act = (int)p->act;
+    e.stride_c = p->batch > 1 ? p->stride_c : 0;
+    e.stride_bias = p->batch > 1 && p->bias ? p->stride_bias : 0;
     return e;
 }
 
@@ -241,12 +253,24 @@ static __device__ __forceinline__ void hg_wgmma_128x128_k64_wait(float *acc0, fl
 
 /* ---- host side of a TMA launcher ------------------------------------------ */
 
-/* One operand, A (mn = m) or B (mn = n), as a 2-D tensor map, 128-byte
- * swizzled, boxes of box_inner x box_outer elements: K-major (stored mn x k,
+/* A map's rank: 2, or 3 with p's batch as the third dimension, matrices
+ * batch_stride elements apart. One matrix (batch 1) is never stepped over;
+ * its stride is then a whole matrix's, a valid value whatever the call's. */
+static inline void hg_tmap_batch(hg__tmap_params *t, const hg__problem *p, int rank, int64_t batch_stride)
+{
+    t->rank = rank;
+    t->batch = rank == 3 ? (uint64_t)p->batch : 1;
+    t->stride2 = t->stride1 * t->dim[1];
+    if (rank == 3 && p->batch > 1) t->stride2 = (uint64_t)batch_stride * 2;
+    else if (t->stride2 >= ((uint64_t)1 << 40)) t->stride2 = 16;
+}
+
+/* One operand, A (mn = m) or B (mn = n), as a tensor map of `rank`
+ * (hg_tmap_batch), 128-byte swizzled, boxes of box_inner x box_outer elements: K-major (stored mn x k,
  * k contiguous) or MN-major (stored k x mn, mn contiguous). */
 static inline hg_status hg_operand_tensor_map(const hg__problem *p, const void *ptr, int64_t mn, int64_t ld,
                                               bool mn_major, uint32_t box_inner, uint32_t box_outer, CUtensorMap *map,
-                                              hg__err *e)
+                                              hg__err *e, int rank = 2, int64_t batch_stride = 0)
 {
     hg__tmap_params t;
     t.elem_bytes = 2;
@@ -256,6 +280,7 @@ static inline hg_status hg_operand_tensor_map(const hg__problem *p, const void *
     t.box[0] = box_inner;
     t.box[1] = box_outer;
     t.swizzle_bytes = 128;
+    hg_tmap_batch(&t, p, rank, batch_stride);
     return hg__tmap_encode(map, ptr, p->dtype, &t, e);
 }
 
@@ -269,10 +294,10 @@ static inline hg_status hg_tn_tensor_maps(const hg__problem *p, uint32_t a_box_r
     return hg_operand_tensor_map(p, p->B, p->n, p->ldb, false, 64, b_box_rows, map_b, e);
 }
 
-/* C (m x n) as a 2-D tensor map for TMA loads and stores, boxes of cols x
+/* C (m x n) as a tensor map of `rank` (hg_tmap_batch) for TMA loads and stores, boxes of cols x
  * rows, swizzled as the staging in shared memory is (0: packed rows). */
 static inline hg_status hg_c_tensor_map(const hg__problem *p, uint32_t box_cols, uint32_t box_rows,
-                                        int swizzle_bytes, CUtensorMap *map_c, hg__err *e)
+                                        int swizzle_bytes, CUtensorMap *map_c, hg__err *e, int rank = 2)
 {
     hg__tmap_params tc;
     tc.elem_bytes = 2;
@@ -282,6 +307,7 @@ static inline hg_status hg_c_tensor_map(const hg__problem *p, uint32_t box_cols,
     tc.box[0] = box_cols;
     tc.box[1] = box_rows;
     tc.swizzle_bytes = swizzle_bytes;
+    hg_tmap_batch(&tc, p, rank, p->stride_c);
     return hg__tmap_encode(map_c, p->C, p->dtype, &tc, e);
 }
 

@@ -534,7 +534,16 @@ const char *hg__generic_can_serve(const hg__problem *p, const hg__device *d)
 
 hg_status hg__generic_launch(const hg__problem *p, const hg__device *d, struct CUstream_st *s, hg__err *e)
 {
-    (void)d;
+    /* A strided batch, one product after another: the net for whatever
+     * the family cannot map (odd strides, shared operands). */
+    if (p->batch > 1) {
+        for (int64_t i = 0; i < p->batch; i++) {
+            const hg__problem q = hg__problem_at(p, i);
+            const hg_status st = hg__generic_launch(&q, d, s, e);
+            if (st != HG_STATUS_SUCCESS) return st;
+        }
+        return HG_STATUS_SUCCESS;
+    }
     const hg_epilogue epi = hg_epilogue_of(p);
     if (p->m == 0 || p->n == 0) return HG_STATUS_SUCCESS;
     if (p->k == 0)

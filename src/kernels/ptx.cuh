@@ -152,6 +152,46 @@ static __device__ __forceinline__ void hg_tma_prefetch_l2_2d(const CUtensorMap *
                  : "memory");
 }
 
+/* The 3-D forms of the four above: c2 is a third coordinate (the family's
+ * batch; its maps are 3-D, HG_FAM_MAP_RANK). */
+static __device__ __forceinline__ void hg_tma_load_3d(void *dst, const CUtensorMap *map, uint64_t *bar,
+                                                      int32_t c0, int32_t c1, int32_t c2)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(hg_smem_addr(dst)),
+        "l"((uint64_t)map), "r"(hg_smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+        : "memory");
+}
+
+static __device__ __forceinline__ void hg_tma_load_3d_multicast(void *dst, const CUtensorMap *map,
+                                                                uint64_t *bar, int32_t c0, int32_t c1, int32_t c2,
+                                                                uint16_t cta_mask)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;" ::"r"(hg_smem_addr(dst)),
+        "l"((uint64_t)map), "r"(hg_smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "h"(cta_mask)
+        : "memory");
+}
+
+static __device__ __forceinline__ void hg_tma_store_3d(const CUtensorMap *map, const void *src, int32_t c0,
+                                                       int32_t c1, int32_t c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+                     (uint64_t)map),
+                 "r"(hg_smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void hg_tma_prefetch_l2_3d(const CUtensorMap *map, int32_t c0, int32_t c1,
+                                                             int32_t c2)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];" ::"l"((uint64_t)map),
+                 "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
 /* cp.async.bulk.commit_group (9.7.9.26): close a group of bulk stores. */
 static __device__ __forceinline__ void hg_cp_async_bulk_commit_group(void)
 {

@@ -1,0 +1,170 @@
+/*
+ * The GPU tier's strided batches (hg_matmul's batch_count): every kernel
+ * that runs a batch, on products with partial tiles, a decode-sized m, a
+ * stream-K split, strides with gaps, a bias per product; each product
+ * checked against the float64 reference and the gaps between C's products
+ * left untouched. Strides TMA cannot step by run GENERIC under AUTO, and a
+ * family kernel chosen by hand refuses them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_common.h"
+#include "testlib.h"
+
+typedef struct {
+    int64_t batch;
+    int64_t gap;  /* elements between one product's A (B, C) and the next's */
+    int share_b;  /* stride_b = 0: one B for every product */
+    int bias;     /* a bias per product (stride_bias = n) */
+    hg_activation act;
+} batch_spec;
+
+/* Runs c as a batch on kid; 1 when it ran and every product passed, 0 when
+ * it failed, -1 when the kernel refused it (the status goes to *refused). */
+static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, const batch_spec *bs,
+                          hg_status *refused)
+{
+    const int64_t rows_a = c->opA == HG_OP_N ? c->m : c->k, cols_a = c->opA == HG_OP_N ? c->k : c->m;
+    const int64_t rows_b = c->opB == HG_OP_N ? c->k : c->n, cols_b = c->opB == HG_OP_N ? c->n : c->k;
+    /* Leading dimensions multiples of 8 (TMA's rule), so the strides decide. */
+    const int64_t lda = (cols_a + c->pad + 7) / 8 * 8, ldb = (cols_b + c->pad + 7) / 8 * 8;
+    const int64_t ldc = (c->n + c->pad + 7) / 8 * 8;
+    const int64_t na1 = rows_a * lda, nb1 = rows_b * ldb, nc1 = c->m * ldc;
+    const int64_t sa = na1 + bs->gap, sb = bs->share_b ? 0 : nb1 + bs->gap, sc = nc1 + bs->gap;
+    const int64_t sbias = bs->bias ? c->n : 0;
+    const int64_t na = (bs->batch - 1) * sa + na1, nb = (bs->batch - 1) * sb + nb1, nc = (bs->batch - 1) * sc + nc1;
+    const int64_t nbias = bs->bias ? bs->batch * c->n : 0;
+    uint16_t *hA = malloc((size_t)na * 2), *hB = malloc((size_t)nb * 2), *hC = malloc((size_t)nc * 2);
+    uint16_t *hOut = malloc((size_t)nc * 2), *hBias = nbias ? malloc((size_t)nbias * 2) : NULL;
+    char *dA = NULL, *dB = NULL, *dC = NULL, *dBias = NULL;
+    int ok = hA && hB && hC && hOut && (!nbias || hBias);
+    CHECK(ok, "host allocation for a batch of %lld", (long long)bs->batch);
+    if (ok) {
+        fill_random(hA, (size_t)na, dt);
+        fill_random(hB, (size_t)nb, dt);
+        if (hBias) fill_random(hBias, (size_t)nbias, dt);
+        /* Everything that is no product's element of C is a sentinel. */
+        for (int64_t e = 0; e < nc; e++) {
+            const int64_t in = e % sc, col = in % ldc;
+            const int inside = in < nc1 && col < c->n;
+            hC[e] = !inside ? SENTINEL : c->beta != 0.0f ? rand_elem(dt) : POISON;
+        }
+        ok = cuda_ok(cudaMalloc((void **)&dA, (size_t)na * 2), "cudaMalloc A") &&
+             cuda_ok(cudaMalloc((void **)&dB, (size_t)nb * 2), "cudaMalloc B") &&
+             cuda_ok(cudaMalloc((void **)&dC, (size_t)nc * 2), "cudaMalloc C") &&
+             (!nbias || cuda_ok(cudaMalloc((void **)&dBias, (size_t)nbias * 2), "cudaMalloc bias")) &&
+             cuda_ok(cudaMemcpy(dA, hA, (size_t)na * 2, cudaMemcpyHostToDevice), "copy A") &&
+             cuda_ok(cudaMemcpy(dB, hB, (size_t)nb * 2, cudaMemcpyHostToDevice), "copy B") &&
+             cuda_ok(cudaMemcpy(dC, hC, (size_t)nc * 2, cudaMemcpyHostToDevice), "copy C") &&
+             (!nbias || cuda_ok(cudaMemcpy(dBias, hBias, (size_t)nbias * 2, cudaMemcpyHostToDevice), "copy bias"));
+    }
+    char what[220];
+    snprintf(what, sizeof what, "%s %s%s %s batch %lld of m=%lld n=%lld k=%lld gap=%lld%s%s%s", hg_kernel_name(kid),
+             c->opA == HG_OP_N ? "T" : "N", c->opB == HG_OP_N ? "T" : "N", dt == HG_BF16 ? "bf16" : "f16",
+             (long long)bs->batch, (long long)c->m, (long long)c->n, (long long)c->k, (long long)bs->gap,
+             bs->share_b ? " shared B" : "", bs->bias ? " bias" : "", bs->act == HG_ACT_GELU_TANH ? " gelu" : "");
+    int result = 0;
+    if (ok) {
+        hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+        d.opA = c->opA, d.opB = c->opB, d.m = c->m, d.n = c->n, d.k = c->k, d.alpha = c->alpha, d.beta = c->beta;
+        d.A = dA, d.lda = lda, d.B = dB, d.ldb = ldb, d.C = dC, d.ldc = ldc, d.dtype = dt;
+        d.bias = dBias, d.activation = bs->act;
+        d.batch_count = bs->batch, d.stride_a = sa, d.stride_b = sb, d.stride_c = sc, d.stride_bias = sbias;
+        CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", what);
+        const hg_status s = hg_matmul(h, &d);
+        if (s == HG_STATUS_NOT_SUPPORTED && refused) {
+            *refused = s;
+            result = -1;
+        } else {
+            CHECK(s == HG_STATUS_SUCCESS, "%s: %s (%s)", what, hg_status_string(s), hg_last_error(h));
+            ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaDeviceSynchronize(), what) &&
+                 cuda_ok(cudaMemcpy(hOut, dC, (size_t)nc * 2, cudaMemcpyDeviceToHost), "copy C back");
+        }
+    }
+    if (ok && result == 0) {
+        result = 1;
+        int64_t gap_hit = 0;
+        for (int64_t i = 0; i < bs->batch; i++) {
+            hg__problem p = hg__problem_make(c->opA, c->opB, c->m, c->n, c->k, c->alpha, NULL, lda, NULL, ldb,
+                                             c->beta, NULL, ldc, dt);
+            p.bias = hBias ? hBias + i * sbias : NULL;
+            p.act = bs->act;
+            char each[260];
+            snprintf(each, sizeof each, "%s, product %lld", what, (long long)i);
+            result &= hg_check_output(&p, hA + i * sa, hB + i * sb, hC + i * sc, hOut + i * sc, each);
+            for (int64_t e = i * sc + nc1; e < (i + 1) * sc && e < nc; e++) gap_hit += hOut[e] != SENTINEL;
+        }
+        CHECK(gap_hit == 0, "%s: %lld elements between C's products overwritten", what, (long long)gap_hit);
+        result &= gap_hit == 0;
+    }
+    cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dBias);
+    free(hA), free(hB), free(hC), free(hOut), free(hBias);
+    return result;
+}
+
+void test_batched(void)
+{
+    static const gcase cases[] = {
+        {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},   /* nothing a multiple */
+        {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},      /* m of 1 */
+        {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0},  /* beta, alpha */
+        {HG_OP_N, HG_OP_T, 512, 512, 1030, 0, 1.0f, 0.0f, 0, 0},  /* a stream-K split over the batch */
+    };
+    static const batch_spec specs[] = {
+        {3, 8, 0, 0, HG_ACT_NONE},          /* gaps TMA steps over */
+        {4, 0, 0, 1, HG_ACT_GELU_TANH},     /* packed, a bias per product */
+        {2, 16, 0, 1, HG_ACT_NONE},
+        {5, 0, 0, 0, HG_ACT_NONE},
+    };
+    const size_t ncases = sizeof cases / sizeof cases[0];
+    hg_handle h = gpu_handle();
+    if (!h) return;
+    int ran = 0;
+    for (int i = 0; i <= hg_kernel_count(); i++) {
+        hg_kernel kid = HG_KERNEL_AUTO;
+        const char *name = i < hg_kernel_count() ? hg_kernel_info(i, &kid, NULL) : "auto";
+        if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0 &&
+            !(kid >= HG_KERNEL_SM90_128X256X64_S4_C2X1_TN && strcmp(hg_gpu_kernel_filter, "family") == 0))
+            continue;
+        const hg__kernel_entry *e = kid == HG_KERNEL_AUTO ? NULL : hg__find_kernel(kid);
+        if (e && !e->batched) continue; /* the series: cpu/matmul_batch checks its refusal */
+        ran++;
+        for (int dt = 0; dt < 2; dt++)
+            for (size_t c = 0; c < ncases; c++) {
+                if (hg_gpu_quick && c == ncases - 1) continue;
+                gcase t = cases[c];
+                if (e) t.opA = e->op_a, t.opB = e->op_b;
+                batch_spec bs = specs[(c + (size_t)dt) % ncases];
+                if (e && !e->fuses_epilogue) bs.bias = 0, bs.act = HG_ACT_NONE; /* gpu/epilogue checks its refusal */
+                hg_status refused = HG_STATUS_SUCCESS;
+                const int r = run_batch_case(h, kid, &t, (hg_dtype)dt, &bs, &refused);
+                if (r < 0) {
+                    /* Only a family row that runs one product per call may
+                     * refuse, and it says so. */
+                    CHECK(strstr(hg_last_error(h), "one product per call") != NULL,
+                          "%s refuses a batch it should run: %s", name, hg_last_error(h));
+                    break;
+                }
+            }
+        if (!e || e->id == HG_KERNEL_GENERIC) {
+            /* What TMA cannot step by: an odd gap, one B for all. */
+            gcase t = cases[0];
+            const batch_spec odd = {3, 3, 0, 1, HG_ACT_RELU}, shared = {4, 0, 1, 0, HG_ACT_NONE};
+            run_batch_case(h, kid, &t, HG_BF16, &odd, NULL);
+            run_batch_case(h, kid, &t, HG_F16, &shared, NULL);
+        } else {
+            /* A family row refuses an odd gap with a sentence. */
+            gcase t = cases[0];
+            t.opA = e->op_a, t.opB = e->op_b;
+            const batch_spec odd = {3, 3, 0, 0, HG_ACT_NONE};
+            hg_status refused = HG_STATUS_SUCCESS;
+            const int r = run_batch_case(h, kid, &t, HG_F16, &odd, &refused);
+            CHECK(r == -1 && (strstr(hg_last_error(h), "stride") || strstr(hg_last_error(h), "one product per call")),
+                  "%s: an odd stride refused (%s)", name, hg_last_error(h));
+        }
+    }
+    hg_destroy(h);
+    if (!ran) SKIP("filtered out by --kernel");
+}
