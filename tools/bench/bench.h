@@ -90,6 +90,7 @@ typedef struct {
     hg_op opA, opB;
     hg_dtype dtype;
     float alpha, beta;
+    int64_t batch;          /* --batch: products of a strided batch, packed one after another */
     bool bias;              /* --bias: hg_matmul with a random bias of n elements */
     hg_activation act;      /* --act */
     int repeat, warmup;
@@ -204,7 +205,7 @@ typedef struct {
     double best_ms; /* cublas-best's ms, NaN when it has none */
 } report;
 
-#define NFIELDS 38
+#define NFIELDS 39
 typedef struct {
     const char *key;
     char val[320];
@@ -242,8 +243,12 @@ void sleep_seconds(double s);
 double tflops(const options *o, double ms);
 int copies_for(size_t set_bytes, int l2_bytes);
 size_t round_up(size_t x, size_t to);
+/* Elements of A, B and C (every product of a --batch), and the leading
+ * dimensions. */
 void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *lda, int64_t *ldb,
                         int64_t *ldc);
+/* One product's elements of A, B and C: the batch's strides (packed). */
+void batch_strides(const options *o, int64_t *sa, int64_t *sb, int64_t *sc);
 size_t set_bytes_of(const options *o);
 double check_rtol(hg_dtype dt);
 double check_atol(const options *o);

@@ -89,6 +89,17 @@ static bool host_alloc(bench *b, uint16_t **p, size_t elems)
     return *p != NULL;
 }
 
+/* --batch on one of cuBLASLt's layouts: the count and the stride (elements). */
+static bool lt_batch(bench *b, cublasLtMatrixLayout_t l, int64_t stride)
+{
+    const int count = (int)b->o->batch;
+    if (count <= 1) return true;
+    return cb(b, cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
+              "setting BATCH_COUNT") &&
+           cb(b, cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+              "setting STRIDED_BATCH_OFFSET");
+}
+
 /* cuBLASLt's descriptors for the row-major problem, seen column-major:
  * C^T[n,m] = op(B)^T op(A)^T, so Lt's A is our B (op from opB), Lt's B is
  * our A (op from opA), and each stored matrix is described as a column-major
@@ -107,10 +118,13 @@ static bool lt_setup(bench *b)
         return false;
     uint64_t a_rows = (uint64_t)(ta == CUBLAS_OP_N ? o->n : o->k), a_cols = (uint64_t)(ta == CUBLAS_OP_N ? o->k : o->n);
     uint64_t b_rows = (uint64_t)(tb == CUBLAS_OP_N ? o->k : o->m), b_cols = (uint64_t)(tb == CUBLAS_OP_N ? o->m : o->k);
+    int64_t sa, sb, sc;
+    batch_strides(o, &sa, &sb, &sc);
     return cb(b, cublasLtMatrixLayoutCreate(&b->lt_a, dt, a_rows, a_cols, b->ldb), "cublasLtMatrixLayoutCreate(B)") &&
            cb(b, cublasLtMatrixLayoutCreate(&b->lt_b, dt, b_rows, b_cols, b->lda), "cublasLtMatrixLayoutCreate(A)") &&
            cb(b, cublasLtMatrixLayoutCreate(&b->lt_c, dt, (uint64_t)o->n, (uint64_t)o->m, b->ldc),
               "cublasLtMatrixLayoutCreate(C)") &&
+           lt_batch(b, b->lt_a, sb) && lt_batch(b, b->lt_b, sa) && lt_batch(b, b->lt_c, sc) &&
            cu(b, cudaMalloc(&b->lt_ws, LT_WORKSPACE), "cudaMalloc(cuBLASLt workspace)");
 }
 
@@ -179,12 +193,15 @@ static hg__problem host_problem(const bench *b)
 
 /* The entries the check compares with the float64 reference: all of them
  * when C is small, else the four corners (edge tiles) and random others. The
- * reference is computed once here and serves every kernel of the process. */
+ * reference is computed once here and serves every kernel of the process. A
+ * --batch's products are packed, so its C is one (batch m) x n matrix: row i
+ * is row i % m of product i / m. */
 static bool choose_samples(bench *b)
 {
     const options *o = b->o;
     int64_t want = o->check_full ? SAMPLES_CHECK : SAMPLES_DEFAULT;
-    int64_t total = o->m * o->n;
+    const int64_t rows = o->m * o->batch;
+    int64_t total = rows * o->n;
     b->nsamp = total <= want ? total : want;
     b->si = malloc((size_t)b->nsamp * sizeof *b->si);
     b->sj = malloc((size_t)b->nsamp * sizeof *b->sj);
@@ -200,18 +217,22 @@ static bool choose_samples(bench *b)
             b->si[s] = s / o->n;
             b->sj[s] = s % o->n;
         } else if (s < 4) {
-            b->si[s] = (s & 1) ? o->m - 1 : 0;
+            b->si[s] = (s & 1) ? rows - 1 : 0;
             b->sj[s] = (s & 2) ? o->n - 1 : 0;
         } else {
-            b->si[s] = (int64_t)(hg__rng_next(&st) % (uint64_t)o->m);
+            b->si[s] = (int64_t)(hg__rng_next(&st) % (uint64_t)rows);
             b->sj[s] = (int64_t)(hg__rng_next(&st) % (uint64_t)o->n);
         }
     }
     fprintf(stderr, TOOL ": computing the float64 reference of %lld entries\n", (long long)b->nsamp);
     hg__problem p = host_problem(b);
+    int64_t sa, sb, sc;
+    batch_strides(o, &sa, &sb, &sc);
     for (int64_t s = 0; s < b->nsamp; s++) {
         double abs_sum;
-        const double pre = hg__ref_element_abs(&p, b->hA, b->hB, b->hC0, b->si[s], b->sj[s], &abs_sum);
+        const int64_t prod = b->si[s] / o->m;
+        const double pre = hg__ref_element_abs(&p, b->hA + prod * sa, b->hB + prod * sb, b->hC0 ? b->hC0 + prod * sc : NULL,
+                                               b->si[s] % o->m, b->sj[s], &abs_sum);
         b->sref[s] = hg__ref_activation(o->act, pre);
         b->sbound[s] = hg__check_bound_act(o->dtype, o->act, b->sref[s], pre - hg__ref_bias(&p, b->sj[s]), abs_sum,
                                            hg__has_epilogue(&p));
@@ -243,7 +264,7 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
     if (l->kind == SEL_HG && l->variant > 0) return launch_v6_variant(b, l->variant, A, B, C, err, n);
     if (l->kind == SEL_HG) {
         hg_status s;
-        if (o->bias || o->act != HG_ACT_NONE) {
+        if (o->bias || o->act != HG_ACT_NONE || o->batch > 1) {
             const hg_matmul_desc d = call_desc(o, A, b->lda, B, b->ldb, C, b->ldc, b->d_bias);
             s = hg_matmul(b->h, &d);
         } else {
@@ -260,7 +281,15 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
     }
     cublasStatus_t s;
     const char *what;
-    if (l->kind == SEL_CUBLAS) {
+    if (l->kind == SEL_CUBLAS && o->batch > 1) {
+        cudaDataType_t dt = cuda_type(o->dtype);
+        int64_t sa, sb, sc;
+        batch_strides(o, &sa, &sb, &sc);
+        s = cublasGemmStridedBatchedEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m,
+                                       (int)o->k, &alpha, B, dt, (int)b->ldb, sb, A, dt, (int)b->lda, sa, &beta, C, dt,
+                                       (int)b->ldc, sc, (int)o->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        what = "cublasGemmStridedBatchedEx";
+    } else if (l->kind == SEL_CUBLAS) {
         /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
         cudaDataType_t dt = cuda_type(o->dtype);
         s = cublasGemmEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m, (int)o->k, &alpha, B,

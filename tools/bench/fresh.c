@@ -37,6 +37,7 @@ void add_problem_args(arglist *a, const options *o, const char *kernels, bool fo
     arg_add(a, "--dtype=%s", dtype_name(o->dtype));
     arg_add(a, "--alpha=%.9g", (double)o->alpha);
     arg_add(a, "--beta=%.9g", (double)o->beta);
+    if (o->batch > 1) arg_add(a, "--batch=%lld", (long long)o->batch);
     if (o->bias) arg_add(a, "--bias");
     if (o->act != HG_ACT_NONE) arg_add(a, "--act=%s", o->act == HG_ACT_RELU ? "relu" : "gelu");
     /* An ncu child profiles one launch after one warm-up; cooling down is moot

@@ -29,6 +29,9 @@ hg_matmul_desc call_desc(const options *o, const void *A, int64_t lda, const voi
     d.opA = o->opA, d.opB = o->opB, d.m = o->m, d.n = o->n, d.k = o->k, d.alpha = o->alpha, d.beta = o->beta;
     d.A = A, d.lda = lda, d.B = B, d.ldb = ldb, d.C = C, d.ldc = ldc, d.dtype = o->dtype;
     d.bias = o->bias ? bias : NULL, d.activation = o->act;
+    /* A batch's products packed one after another; one bias for all. */
+    d.batch_count = o->batch;
+    batch_strides(o, &d.stride_a, &d.stride_b, &d.stride_c);
     return d;
 }
 
@@ -60,6 +63,10 @@ void usage(FILE *f)
             "                           hang ends one process, not the sweep\n"
             "  --dtype f16|bf16         element type of A, B, C (default f16)\n"
             "  --alpha X  --beta X      the scalars (default 1 and 0)\n"
+            "  --batch N                a strided batch of N products (hg_matmul's batch_count),\n"
+            "                           packed one after another; cublas runs\n"
+            "                           cublasGemmStridedBatchedEx, cublas-best cuBLASLt with\n"
+            "                           the batch (default 1)\n"
             "  --bias  --act relu|gelu  hg_matmul's epilogue: a bias per column of C (random)\n"
             "                           and an activation; cublas-best runs cuBLASLt's own\n"
             "                           (CUBLASLT_EPILOGUE_GELU_BIAS and the like), cublas\n"
@@ -250,6 +257,9 @@ int parse_option(options *o, const char *name, const char *v)
         if (strcasecmp(v, "f16") == 0 || strcasecmp(v, "fp16") == 0) o->dtype = HG_F16;
         else if (strcasecmp(v, "bf16") == 0) o->dtype = HG_BF16;
         else return usage_error("bad dtype '%s' (f16 or bf16)", v);
+    } else if (strcmp(name, "--batch") == 0) {
+        if (!parse_i64(v, 1, INT32_MAX, &i64)) return usage_error("bad --batch '%s' (1 to 2^31 - 1)", v);
+        o->batch = i64;
     } else if (strcmp(name, "--act") == 0) {
         if (strcasecmp(v, "none") == 0) o->act = HG_ACT_NONE;
         else if (strcasecmp(v, "relu") == 0) o->act = HG_ACT_RELU;
@@ -294,6 +304,7 @@ int parse_args(int argc, char **argv, options *o)
     memset(o, 0, sizeof *o);
     o->kernel_arg = "all";
     o->m = o->n = o->k = 8192;
+    o->batch = 1;
     set_layout(o, "TN");
     o->dtype = HG_F16;
     o->alpha = 1.0f;

@@ -80,6 +80,7 @@ static int row_fields(const report *rep, const result *r, field *f)
     fnum(&f[n++], "ncu_ms", "%.6f", r->ncu_done ? r->ncu_ms : NAN);
     fset(&f[n++], "device_kernel", false, "%s", r->ncu_done ? r->ncu_kernel : "");
     fset(&f[n++], "epilogue", false, "%s", epilogue_name(o));
+    fset(&f[n++], "batch", true, "%lld", (long long)o->batch);
     fset(&f[n++], "note", false, "%s", r->note);
     return n;
 }
@@ -200,6 +201,7 @@ void print_header(const report *rep)
     int64_t lda, ldb, ldc;
     size_t na, nb, nc;
     shape_sizes(o, &na, &nb, &nc, &lda, &ldb, &ldc);
+    if (o->batch > 1) printf("batch:   %lld products, packed one after another\n", (long long)o->batch);
     printf("problem: %lld x %lld x %lld, %s, %s (opA=%c, opB=%c), lda %lld, ldb %lld, ldc %lld, alpha %g, beta %g\n",
            (long long)o->m, (long long)o->n, (long long)o->k, dtype_name(o->dtype), o->layout,
            o->opA == HG_OP_N ? 'N' : 'T', o->opB == HG_OP_N ? 'N' : 'T', (long long)lda, (long long)ldb,

@@ -28,7 +28,7 @@ void sleep_seconds(double s)
 
 double tflops(const options *o, double ms)
 {
-    return 2.0 * (double)o->m * (double)o->n * (double)o->k / (ms * 1e9);
+    return 2.0 * (double)o->m * (double)o->n * (double)o->k * (double)o->batch / (ms * 1e9);
 }
 
 /* Copies of A, B, C needed so that one pass over them exceeds twice the L2. */
@@ -49,9 +49,21 @@ void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *
     *ldc = o->ldc ? o->ldc : o->n;
     /* Stored rows times the leading dimension: padding is allocated (and
      * filled) like any element, and never read. */
-    *na = (size_t)(o->opA == HG_OP_N ? o->m : o->k) * (size_t)*lda;
-    *nb = (size_t)(o->opB == HG_OP_N ? o->k : o->n) * (size_t)*ldb;
-    *nc = (size_t)o->m * (size_t)*ldc;
+    int64_t sa, sb, sc;
+    batch_strides(o, &sa, &sb, &sc);
+    *na = (size_t)sa * (size_t)o->batch;
+    *nb = (size_t)sb * (size_t)o->batch;
+    *nc = (size_t)sc * (size_t)o->batch;
+}
+
+void batch_strides(const options *o, int64_t *sa, int64_t *sb, int64_t *sc)
+{
+    const int64_t lda = o->lda ? o->lda : o->opA == HG_OP_N ? o->k : o->m;
+    const int64_t ldb = o->ldb ? o->ldb : o->opB == HG_OP_N ? o->n : o->k;
+    const int64_t ldc = o->ldc ? o->ldc : o->n;
+    *sa = (o->opA == HG_OP_N ? o->m : o->k) * lda;
+    *sb = (o->opB == HG_OP_N ? o->k : o->n) * ldb;
+    *sc = o->m * ldc;
 }
 
 size_t set_bytes_of(const options *o)
