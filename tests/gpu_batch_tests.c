@@ -104,67 +104,58 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
     return result;
 }
 
-void test_batched(void)
+static const gcase batch_cases[] = {
+    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},  /* nothing a multiple */
+    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},     /* m of 1 */
+    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0}, /* beta, alpha */
+    {HG_OP_N, HG_OP_T, 512, 512, 1030, 0, 1.0f, 0.0f, 0, 0}, /* a stream-K split over the batch */
+};
+
+static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__kernel_entry *e)
 {
-    static const gcase cases[] = {
-        {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},   /* nothing a multiple */
-        {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},      /* m of 1 */
-        {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0},  /* beta, alpha */
-        {HG_OP_N, HG_OP_T, 512, 512, 1030, 0, 1.0f, 0.0f, 0, 0},  /* a stream-K split over the batch */
-    };
     static const batch_spec specs[] = {
-        {3, 8, 0, 0, HG_ACT_NONE},          /* gaps TMA steps over */
-        {4, 0, 0, 1, HG_ACT_GELU_TANH},     /* packed, a bias per product */
+        {3, 8, 0, 0, HG_ACT_NONE},      /* gaps TMA steps over */
+        {4, 0, 0, 1, HG_ACT_GELU_TANH}, /* packed, a bias per product */
         {2, 16, 0, 1, HG_ACT_NONE},
         {5, 0, 0, 0, HG_ACT_NONE},
     };
-    const size_t ncases = sizeof cases / sizeof cases[0];
-    hg_handle h = gpu_handle();
-    if (!h) return;
-    int ran = 0;
-    for (int i = 0; i <= hg_kernel_count(); i++) {
-        hg_kernel kid = HG_KERNEL_AUTO;
-        const char *name = i < hg_kernel_count() ? hg_kernel_info(i, &kid, NULL) : "auto";
-        if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0 &&
-            !(kid >= HG_KERNEL_SM90_128X256X64_S4_C2X1_TN && strcmp(hg_gpu_kernel_filter, "family") == 0))
-            continue;
-        const hg__kernel_entry *e = kid == HG_KERNEL_AUTO ? NULL : hg__find_kernel(kid);
-        if (e && !e->batched) continue; /* the series: cpu/matmul_batch checks its refusal */
-        ran++;
-        for (int dt = 0; dt < 2; dt++)
-            for (size_t c = 0; c < ncases; c++) {
-                if (hg_gpu_quick && c == ncases - 1) continue;
-                gcase t = cases[c];
-                if (e) t.opA = e->op_a, t.opB = e->op_b;
-                batch_spec bs = specs[(c + (size_t)dt) % ncases];
-                if (e && !e->fuses_epilogue) bs.bias = 0, bs.act = HG_ACT_NONE; /* gpu/epilogue checks its refusal */
-                hg_status refused = HG_STATUS_SUCCESS;
-                const int r = run_batch_case(h, kid, &t, (hg_dtype)dt, &bs, &refused);
-                if (r < 0) {
-                    /* Only a family row that runs one product per call may
-                     * refuse, and it says so. */
-                    CHECK(strstr(hg_last_error(h), "one product per call") != NULL,
-                          "%s refuses a batch it should run: %s", name, hg_last_error(h));
-                    break;
-                }
-            }
-        if (!e || e->id == HG_KERNEL_GENERIC) {
-            /* What TMA cannot step by: an odd gap, one B for all. */
-            gcase t = cases[0];
-            const batch_spec odd = {3, 3, 0, 1, HG_ACT_RELU}, shared = {4, 0, 1, 0, HG_ACT_NONE};
-            run_batch_case(h, kid, &t, HG_BF16, &odd, NULL);
-            run_batch_case(h, kid, &t, HG_F16, &shared, NULL);
-        } else {
-            /* A family row refuses an odd gap with a sentence. */
-            gcase t = cases[0];
-            t.opA = e->op_a, t.opB = e->op_b;
-            const batch_spec odd = {3, 3, 0, 0, HG_ACT_NONE};
+    const size_t ncases = sizeof batch_cases / sizeof batch_cases[0];
+    if (e && !e->batched) return 0; /* the series: cpu/matmul_batch checks its refusal */
+    for (int dt = 0; dt < 2; dt++)
+        for (size_t c = 0; c < ncases; c++) {
+            if (hg_gpu_quick && c == ncases - 1) continue;
+            gcase t = batch_cases[c];
+            if (e) t.opA = e->op_a, t.opB = e->op_b;
+            batch_spec bs = specs[(c + (size_t)dt) % ncases];
+            if (e && !e->fuses_epilogue) bs.bias = 0, bs.act = HG_ACT_NONE; /* gpu/epilogue checks its refusal */
             hg_status refused = HG_STATUS_SUCCESS;
-            const int r = run_batch_case(h, kid, &t, HG_F16, &odd, &refused);
-            CHECK(r == -1 && (strstr(hg_last_error(h), "stride") || strstr(hg_last_error(h), "one product per call")),
-                  "%s: an odd stride refused (%s)", name, hg_last_error(h));
+            if (run_batch_case(h, kid, &t, (hg_dtype)dt, &bs, &refused) < 0) {
+                /* Only a family row that runs one product per call may
+                 * refuse, and it says so. */
+                CHECK(strstr(hg_last_error(h), "one product per call") != NULL,
+                      "%s refuses a batch it should run: %s", name, hg_last_error(h));
+                break;
+            }
         }
+    gcase t = batch_cases[0];
+    if (!e || e->id == HG_KERNEL_GENERIC) {
+        /* What TMA cannot step by: an odd gap, one B for all. */
+        const batch_spec odd = {3, 3, 0, 1, HG_ACT_RELU}, shared = {4, 0, 1, 0, HG_ACT_NONE};
+        run_batch_case(h, kid, &t, HG_BF16, &odd, NULL);
+        run_batch_case(h, kid, &t, HG_F16, &shared, NULL);
+    } else {
+        /* A family row refuses an odd gap with a sentence. */
+        t.opA = e->op_a, t.opB = e->op_b;
+        const batch_spec odd = {3, 3, 0, 0, HG_ACT_NONE};
+        hg_status refused = HG_STATUS_SUCCESS;
+        const int r = run_batch_case(h, kid, &t, HG_F16, &odd, &refused);
+        CHECK(r == -1 && (strstr(hg_last_error(h), "stride") || strstr(hg_last_error(h), "one product per call")),
+              "%s: an odd stride refused (%s)", name, hg_last_error(h));
     }
-    hg_destroy(h);
-    if (!ran) SKIP("filtered out by --kernel");
+    return 1;
+}
+
+void test_batched(void)
+{
+    if (gpu_each_kernel(batched_on) == 0) SKIP("filtered out by --kernel");
 }

@@ -29,6 +29,10 @@ void fill_random(uint16_t *p, size_t n, hg_dtype dt);
 int is_nan_bits(uint16_t v, hg_dtype dt);
 /* 1 when e is cudaSuccess; else a failed CHECK naming `what`. */
 int cuda_ok(cudaError_t e, const char *what);
+/* fn on every kernel that --kernel keeps ("family": every family row), then
+ * on AUTO (e NULL), through one handle; fn returns 1 when it ran something.
+ * How many did (-1: no handle). */
+int gpu_each_kernel(int (*fn)(hg_handle h, hg_kernel kid, const char *name, const hg__kernel_entry *e));
 /* A handle on the current device (a failed CHECK and NULL if none). */
 hg_handle gpu_handle(void);
 int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB, const uint16_t *hC,

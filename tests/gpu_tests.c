@@ -457,64 +457,57 @@ static void test_generic(void)
 /* hg_matmul's epilogue (bias, ReLU, GELU) on every kernel that fuses one,
  * in its layout: partial tiles, beta, m of 1, a stream-K tail, a decode-sized
  * m; k = 0 through AUTO; a kernel of the series refuses it. */
-static void test_epilogue(void)
+static const gcase epilogue_cases[] = {
+    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},    /* nothing a multiple */
+    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0},   /* beta, alpha */
+    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},       /* m of 1 */
+    {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 0, 1.0f, 0.0f, 0, 0}, /* a stream-K tail: sampled */
+};
+
+static int epilogue_on(hg_handle h, hg_kernel kid, const char *name, const hg__kernel_entry *e)
 {
-    static const gcase cases[] = {
-        {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},  /* nothing a multiple */
-        {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0}, /* beta, alpha */
-        {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},     /* m of 1 */
-        {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 0, 1.0f, 0.0f, 0, 0}, /* a stream-K tail: sampled */
-    };
     static const struct {
         int bias;
         hg_activation act;
     } epis[] = {{1, HG_ACT_NONE}, {0, HG_ACT_RELU}, {0, HG_ACT_GELU_TANH}, {1, HG_ACT_GELU_TANH}, {1, HG_ACT_RELU}};
-    const size_t ncases = sizeof cases / sizeof cases[0], nepis = sizeof epis / sizeof epis[0];
-    hg_handle h = gpu_handle();
-    if (!h) return;
-    int ran = 0;
-    for (int i = 0; i <= hg_kernel_count(); i++) {
-        hg_kernel kid = HG_KERNEL_AUTO;
-        const char *name = i < hg_kernel_count() ? hg_kernel_info(i, &kid, NULL) : "auto";
-        if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0 &&
-            !(kid >= HG_KERNEL_SM90_128X256X64_S4_C2X1_TN && strcmp(hg_gpu_kernel_filter, "family") == 0))
-            continue;
-        const hg__kernel_entry *e = kid == HG_KERNEL_AUTO ? NULL : hg__find_kernel(kid);
-        ran++;
-        if (e && !e->fuses_epilogue) {
-            /* Refused with a sentence, nothing launched. */
-            hg_matmul_desc d = HG_MATMUL_DESC_INIT;
-            d.opA = e->op_a, d.opB = e->op_b, d.m = 64, d.n = 64, d.k = 64, d.alpha = 1.0f;
-            d.A = (void *)(uintptr_t)0x100000, d.B = (void *)(uintptr_t)0x200000, d.C = (void *)(uintptr_t)0x300000;
-            d.lda = d.ldb = d.ldc = 64, d.dtype = HG_F16;
-            d.activation = HG_ACT_RELU;
-            CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", name);
-            const hg_status st = hg_matmul(h, &d);
-            CHECK(st == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "activation") != NULL,
-                  "%s refuses an epilogue: %s (%s)", name, hg_status_string(st), hg_last_error(h));
-            continue;
-        }
-        for (int dt = 0; dt < 2; dt++)
-            for (size_t c = 0; c < ncases; c++) {
-                if (hg_gpu_quick && c == ncases - 1) continue;
-                /* Each case with two of the epilogues, all of them over the cases. */
-                for (size_t k = 0; k < 2; k++) {
-                    const size_t which = (c * 2 + k + (size_t)dt) % nepis;
-                    gcase t = cases[c];
-                    if (e) t.opA = e->op_a, t.opB = e->op_b;
-                    run_case_epi(h, kid, &t, (hg_dtype)dt, epis[which].bias, epis[which].act);
-                }
-            }
-        if (kid == HG_KERNEL_AUTO) {
-            /* k = 0: C = act(beta C + bias); beta = 1 is not a no-op here. */
-            gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 1.0f, 0, 0};
-            run_case_epi(h, HG_KERNEL_AUTO, &z, HG_F16, 1, HG_ACT_GELU_TANH);
-            z.beta = 0.0f;
-            run_case_epi(h, HG_KERNEL_AUTO, &z, HG_BF16, 1, HG_ACT_RELU);
-        }
+    const size_t ncases = sizeof epilogue_cases / sizeof epilogue_cases[0], nepis = sizeof epis / sizeof epis[0];
+    if (e && !e->fuses_epilogue) {
+        /* Refused with a sentence, nothing launched. */
+        hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+        d.opA = e->op_a, d.opB = e->op_b, d.m = 64, d.n = 64, d.k = 64, d.alpha = 1.0f;
+        d.A = (void *)(uintptr_t)0x100000, d.B = (void *)(uintptr_t)0x200000, d.C = (void *)(uintptr_t)0x300000;
+        d.lda = d.ldb = d.ldc = 64, d.dtype = HG_F16;
+        d.activation = HG_ACT_RELU;
+        CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", name);
+        const hg_status st = hg_matmul(h, &d);
+        CHECK(st == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "activation") != NULL,
+              "%s refuses an epilogue: %s (%s)", name, hg_status_string(st), hg_last_error(h));
+        return 1;
     }
-    hg_destroy(h);
-    if (!ran) SKIP("filtered out by --kernel");
+    for (int dt = 0; dt < 2; dt++)
+        for (size_t c = 0; c < ncases; c++) {
+            if (hg_gpu_quick && c == ncases - 1) continue;
+            /* Each case with two of the epilogues, all of them over the cases. */
+            for (size_t k = 0; k < 2; k++) {
+                const size_t which = (c * 2 + k + (size_t)dt) % nepis;
+                gcase t = epilogue_cases[c];
+                if (e) t.opA = e->op_a, t.opB = e->op_b;
+                run_case_epi(h, kid, &t, (hg_dtype)dt, epis[which].bias, epis[which].act);
+            }
+        }
+    if (kid == HG_KERNEL_AUTO) {
+        /* k = 0: C = act(beta C + bias); beta = 1 is not a no-op here. */
+        gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 1.0f, 0, 0};
+        run_case_epi(h, HG_KERNEL_AUTO, &z, HG_F16, 1, HG_ACT_GELU_TANH);
+        z.beta = 0.0f;
+        run_case_epi(h, HG_KERNEL_AUTO, &z, HG_BF16, 1, HG_ACT_RELU);
+    }
+    return 1;
+}
+
+static void test_epilogue(void)
+{
+    if (gpu_each_kernel(epilogue_on) == 0) SKIP("filtered out by --kernel");
 }
 
 /* AUTO: right on what the V-kernels serve and on what only generic serves. */
@@ -648,6 +641,23 @@ static void test_large(void)
         run_case_as(h, kid, &a, HG_BF16);
     }
     hg_destroy(h);
+}
+
+int gpu_each_kernel(int (*fn)(hg_handle h, hg_kernel kid, const char *name, const hg__kernel_entry *e))
+{
+    hg_handle h = gpu_handle();
+    if (!h) return -1;
+    int ran = 0;
+    for (int i = 0; i <= hg_kernel_count(); i++) {
+        hg_kernel kid = HG_KERNEL_AUTO;
+        const char *name = i < hg_kernel_count() ? hg_kernel_info(i, &kid, NULL) : "auto";
+        if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0 &&
+            !(kid >= HG_KERNEL_SM90_128X256X64_S4_C2X1_TN && strcmp(hg_gpu_kernel_filter, "family") == 0))
+            continue;
+        ran += fn(h, kid, name, kid == HG_KERNEL_AUTO ? NULL : hg__find_kernel(kid));
+    }
+    hg_destroy(h);
+    return ran;
 }
 
 const hg_test_case hg_gpu_tests[] = {
