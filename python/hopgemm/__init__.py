@@ -1,13 +1,14 @@
 """hopgemm for PyTorch: matrix products on Hopper GPUs through libhopgemm.
 
     hopgemm.matmul(a, b)          a[m, k] @ b[k, n]
+    hopgemm.bmm(a, b)             a[batch, m, k] @ b[batch, k, n], one strided-batched call
     hopgemm.linear(x, w, b, act)  act(x[..., k] @ w[n, k]^T + b), as torch.nn.functional.linear
                                   followed by relu or gelu(approximate="tanh"), fused
 
 CUDA tensors of one device, fp16 or bf16 (all the same), on torch's current
-stream. They go through the custom operators torch.ops.hopgemm.mm and
-torch.ops.hopgemm.linear (fake implementations for torch.compile, autograd
-through the same operators).
+stream. They go through the custom operators torch.ops.hopgemm.mm,
+torch.ops.hopgemm.bmm and torch.ops.hopgemm.linear (fake implementations for
+torch.compile, autograd through the same operators).
 """
 from typing import Optional
 
@@ -16,7 +17,7 @@ import torch
 from ._lib import HopgemmError, version  # noqa: F401  (public)
 from . import _lib
 
-__all__ = ["matmul", "linear", "version", "HopgemmError"]
+__all__ = ["matmul", "bmm", "linear", "version", "HopgemmError"]
 __version__ = "0.2.0"
 
 _DTYPES = {torch.float16: _lib.F16, torch.bfloat16: _lib.BF16}
@@ -27,7 +28,7 @@ def _operand(t, rows, cols):
     tensor). op N: rows of t are rows (unit column stride); op T: t is the
     transpose of a row-major cols x rows matrix (unit row stride). A tensor
     with neither unit stride is copied to a contiguous one first."""
-    s0, s1 = t.stride()
+    s0, s1 = t.stride()[-2:]  # a batch's matrices: the last two dimensions
     if s1 == 1 and (rows <= 1 or s0 >= max(cols, 1)):
         return _lib.OP_N, max(s0, cols, 1), t
     if s0 == 1 and (cols <= 1 or s1 >= max(rows, 1)):
@@ -110,6 +111,80 @@ def matmul(a, b):
     read as they lie in memory when one of each operand's strides is 1."""
     _check(a, b)
     return torch.ops.hopgemm.mm(a, b)
+
+
+def _check_bmm(a, b):
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+        raise TypeError("hopgemm: both operands must be torch tensors")
+    if a.dim() != 3 or b.dim() != 3:
+        raise ValueError(f"hopgemm: bmm takes 3-D operands, got {a.dim()}-D and {b.dim()}-D")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise ValueError(f"hopgemm: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied as batches")
+    _check(a[0] if a.shape[0] else a.new_empty(a.shape[1:]), b[0] if b.shape[0] else b.new_empty(b.shape[1:]))
+
+
+def _batch_operand(t, rows, cols):
+    """_operand for a batch: (op, ld, batch stride, tensor). A batch stride
+    that cannot hold one matrix after another without a copy (negative) is
+    made contiguous; 0 (an expanded tensor) is one matrix for every product."""
+    if t.stride(0) < 0:
+        t = t.contiguous()
+    op, ld, u = _operand(t, rows, cols)
+    return op, ld, u.stride(0), u
+
+
+def _launch_bmm(a, b):
+    batch, m, k = a.shape
+    n = b.shape[2]
+    c = torch.empty((batch, m, n), dtype=a.dtype, device=a.device)
+    if batch == 0 or m == 0 or n == 0:
+        return c
+    opa, lda, sa, a = _batch_operand(a, m, k)
+    opb, ldb, sb, b = _batch_operand(b, k, n)
+    dev = a.device.index if a.device.index is not None else torch.cuda.current_device()
+    h = _lib.handle(dev)
+    s = _lib.lib.hg_set_stream(h, torch.cuda.current_stream(dev).cuda_stream)
+    if s == _lib.SUCCESS:
+        d = _lib.MatmulDesc(opA=opa, opB=opb, m=m, n=n, k=k, A=a.data_ptr(), lda=lda, B=b.data_ptr(), ldb=ldb,
+                            C=c.data_ptr(), ldc=max(n, 1), dtype=_DTYPES[a.dtype], batch_count=batch,
+                            stride_a=sa, stride_b=sb, stride_c=m * max(n, 1))
+        s = _lib.lib.hg_matmul(h, d)
+    if s == _lib.INVALID_VALUE:
+        raise ValueError(f"hopgemm: {_lib.last_error(h)}")
+    if s != _lib.SUCCESS:
+        raise HopgemmError(s, _lib.last_error(h))
+    return c
+
+
+@torch.library.custom_op("hopgemm::bmm", mutates_args=(), device_types="cuda")
+def _bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    _check_bmm(a, b)
+    return _launch_bmm(a, b)
+
+
+@_bmm.register_fake
+def _bmm_fake(a, b):
+    _check_bmm(a, b)
+    return a.new_empty((a.shape[0], a.shape[1], b.shape[2]))
+
+
+def _bmm_backward(ctx, grad):
+    a, b = ctx.saved_tensors
+    grad_a = torch.ops.hopgemm.bmm(grad, b.transpose(1, 2)) if ctx.needs_input_grad[0] else None
+    grad_b = torch.ops.hopgemm.bmm(a.transpose(1, 2), grad) if ctx.needs_input_grad[1] else None
+    return grad_a, grad_b
+
+
+_bmm.register_autograd(_bmm_backward, setup_context=_mm_setup)
+
+
+def bmm(a, b):
+    """a @ b for 3-D CUDA tensors a[batch, m, k], b[batch, k, n] of one dtype
+    (fp16 or bf16), as torch.bmm: one hg_matmul over the batch (the family
+    runs it in one launch when each product's matrices lie a multiple of 8
+    elements apart, one after another; else the library's GENERIC kernel)."""
+    _check_bmm(a, b)
+    return torch.ops.hopgemm.bmm(a, b)
 
 
 _ACTIVATIONS = {None: _lib.ACT_NONE, "relu": _lib.ACT_RELU, "gelu_tanh": _lib.ACT_GELU_TANH}

@@ -181,6 +181,47 @@ def test_opcheck_and_autograd():
 
 
 @needs_gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", ["TN", "TT", "NT"])
+def test_bmm(dtype, layout):
+    """A batch through one hg_matmul: contiguous, transposed views, and a
+    slice of a larger batch (strides with gaps), against float64."""
+    batch, m, n, k = 6, 200, 136, 264
+    g = torch.Generator(device="cuda").manual_seed(2)
+    a = torch.randn(batch, m, k, device="cuda", dtype=dtype, generator=g)
+    b = torch.randn(batch, k, n, device="cuda", dtype=dtype, generator=g)
+    a_in = a if layout[0] == "T" else a.transpose(1, 2).contiguous().transpose(1, 2)
+    b_in = b.transpose(1, 2).contiguous().transpose(1, 2) if layout[1] == "N" else b
+    c = hopgemm.bmm(a_in, b_in)
+    ref = a.double() @ b.double()
+    assert c.dtype == dtype and c.shape == (batch, m, n)
+    assert rel_err(c, ref) < 2 * ulp(dtype)
+    wide = torch.randn(batch, m, k + 8, device="cuda", dtype=dtype, generator=g)
+    c2 = hopgemm.bmm(wide[:, :, :k], b_in)
+    assert rel_err(c2, wide[:, :, :k].double() @ b.double()) < 2 * ulp(dtype)
+
+
+@needs_gpu
+def test_bmm_autograd_shared_and_bad():
+    a = torch.randn(3, 40, 56, device="cuda", dtype=torch.float16, requires_grad=True)
+    b = torch.randn(3, 56, 24, device="cuda", dtype=torch.float16, requires_grad=True)
+    torch.library.opcheck(torch.ops.hopgemm.bmm.default, (a, b))
+    hopgemm.bmm(a, b).float().sum().backward()
+    ones = torch.ones(3, 40, 24, device="cuda", dtype=torch.float64)
+    assert rel_err(a.grad, ones @ b.double().transpose(1, 2)) < 2 * ulp(torch.float16)
+    assert rel_err(b.grad, a.double().transpose(1, 2) @ ones) < 2 * ulp(torch.float16)
+    # One B for every product (an expanded tensor, batch stride 0).
+    w = torch.randn(56, 24, device="cuda", dtype=torch.float16)
+    c = hopgemm.bmm(a.detach(), w.expand(3, 56, 24))
+    assert rel_err(c, a.detach().double() @ w.double()) < 2 * ulp(torch.float16)
+    with pytest.raises(ValueError, match="3-D"):
+        hopgemm.bmm(a[0], b[0])
+    with pytest.raises(ValueError, match="cannot be multiplied"):
+        hopgemm.bmm(a, b[:2])
+    assert hopgemm.bmm(a[:0], b[:0]).shape == (0, 40, 24)
+
+
+@needs_gpu
 def test_torch_compile():
     x = torch.randn(256, 512, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(384, 512, device="cuda", dtype=torch.bfloat16)
