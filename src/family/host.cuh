@@ -61,7 +61,7 @@ template <class Cfg, int DT> struct hg_fam_host {
                                         : hg__tma_layout_can_serve(p, d, Cfg::OP_A, Cfg::OP_B);
         if (why) return why;
         if (!Cfg::BATCHES && p->batch > 1)
-            return "runs one product per call: its consumers have no register for a batch's (config.cuh).";
+            return "runs one product per call (its consumers have no register to hold the product of a batch; config.cuh).";
         if ((why = hg__tma_batch_can_serve(p, !Cfg::C_THREAD)) != NULL) return why;
         if (!d->cluster_launch && Cfg::CLUSTER > 1)
             return "needs thread-block cluster launch, which this device lacks.";

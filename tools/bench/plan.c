@@ -38,10 +38,13 @@ int plan_kernels(const options *o)
     hg__problem p = hg__problem_make(o->opA, o->opB, o->m, o->n, o->k, 1.0f, A, lda, B, ldb, o->beta, C, ldc, o->dtype);
     const void *bias = (const void *)(base + 3 * apart);
     p.bias = o->bias ? bias : NULL, p.act = o->act;
+    p.batch = o->batch;
+    batch_strides(o, &p.stride_a, &p.stride_b, &p.stride_c);
 
-    printf("plan: %lld x %lld x %lld, %s, %s, lda %lld, ldb %lld, ldc %lld, beta %g, on %s\n", (long long)o->m,
-           (long long)o->n, (long long)o->k, o->dtype == HG_BF16 ? "bf16" : "f16", o->layout, (long long)lda,
-           (long long)ldb, (long long)ldc, o->beta, where);
+    printf("plan: %s%lld x %lld x %lld, %s, %s, lda %lld, ldb %lld, ldc %lld, beta %g, on %s\n",
+           o->batch > 1 ? "a batch of " : "", (long long)o->m, (long long)o->n, (long long)o->k,
+           o->dtype == HG_BF16 ? "bf16" : "f16", o->layout, (long long)lda, (long long)ldb, (long long)ldc, o->beta,
+           where);
     hg_kernel chosen = HG_KERNEL_AUTO;
     const hg_matmul_desc desc = call_desc(o, A, lda, B, ldb, C, ldc, bias);
     hg_status st = hg_matmul_plan(h, &desc, &chosen);
