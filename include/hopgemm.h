@@ -216,9 +216,9 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
  * by an hg_matmul_desc, cuBLASLt style: `size` is sizeof(hg_matmul_desc) as
  * the caller compiled it (the library reads no field past it, so a program
  * built against this header keeps working when later versions append
- * fields). Start from HG_MATMUL_DESC_INIT (size set, alpha 1, everything else
- * zero: HG_OP_N, HG_F16, no bias, HG_ACT_NONE) and fill the rest as for
- * hg_gemm.
+ * fields). Start from HG_MATMUL_DESC_INIT (size set, alpha 1, batch_count 1,
+ * everything else zero: HG_OP_N, HG_F16, no bias, HG_ACT_NONE) and fill the
+ * rest as for hg_gemm.
  * With bias = NULL and HG_ACT_NONE it is hg_gemm exactly. k = 0 or alpha = 0
  * gives C = act(beta * C + bias) (A and B not read); m = 0 or n = 0 does
  * nothing. Only the family's configurations and GENERIC fuse an epilogue: AUTO
@@ -243,11 +243,13 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
  * A's, B's or the bias's (a region test over the batch, not per element).
  * The family runs a batch as one launch when A, B and C each are 16-byte
  * aligned with strides that are nonzero multiples of 8 elements of at least
- * one whole matrix (rows x leading dimension), and for C any stride with the
- * per-thread (_ct, _swap) rows; anything else runs GENERIC, one product at a
- * time. The series (V0-V6) returns HG_STATUS_NOT_SUPPORTED for batch_count >
- * 1. A descriptor whose size stops before batch_count (built against a
- * version without it) is one product.
+ * one whole matrix (rows x leading dimension); its _swap rows, which write C
+ * per thread, take any stride_c. Its 256 x 128 and _ct rows run one product
+ * per call and refuse a batch when chosen with hg_set_kernel (AUTO passes
+ * them by). Anything else runs GENERIC, one product at a time. The series
+ * (V0-V6) returns HG_STATUS_NOT_SUPPORTED for batch_count > 1. A descriptor
+ * whose size does not cover the batch's fields (built against 0.1) is one
+ * product.
  * Statuses: those of hg_gemm, and HG_STATUS_INVALID_VALUE also for desc NULL,
  * a size smaller than the fields up to `activation`, an activation not of the
  * enum, a bias not 2-byte aligned, a bias sharing an element with C, a
@@ -274,7 +276,7 @@ typedef struct {
     hg_dtype dtype;
     const void *bias;         /* NULL, or n elements of dtype */
     hg_activation activation;
-    /* Strided batches (since 0.2.0; a size that stops before them: one product) */
+    /* Strided batches (since 0.2.0; a size short of them: one product) */
     int64_t batch_count;      /* products (1: one, 0: none) */
     int64_t stride_a, stride_b, stride_c, stride_bias; /* elements from one product's to the next's */
 } hg_matmul_desc;
