@@ -60,23 +60,30 @@ def _launch(a, b, bias=None, act=_lib.ACT_NONE):
         return c
     opa, lda, a = _operand(a, m, k)
     opb, ldb, b = _operand(b, k, n)
-    dev = a.device.index if a.device.index is not None else torch.cuda.current_device()
-    h = _lib.handle(dev)
-    stream = torch.cuda.current_stream(dev).cuda_stream
-    s = _lib.lib.hg_set_stream(h, stream)
-    if s == _lib.SUCCESS and bias is None and act == _lib.ACT_NONE:
-        s = _lib.lib.hg_gemm(h, opa, opb, m, n, k, 1.0, a.data_ptr(), lda, b.data_ptr(), ldb, 0.0, c.data_ptr(),
-                             max(n, 1), _DTYPES[a.dtype])
-    elif s == _lib.SUCCESS:
+    if bias is None and act == _lib.ACT_NONE:
+        _run(a.device, lambda h: _lib.lib.hg_gemm(h, opa, opb, m, n, k, 1.0, a.data_ptr(), lda, b.data_ptr(), ldb,
+                                                  0.0, c.data_ptr(), max(n, 1), _DTYPES[a.dtype]))
+    else:
         d = _lib.MatmulDesc(opA=opa, opB=opb, m=m, n=n, k=k, A=a.data_ptr(), lda=lda, B=b.data_ptr(), ldb=ldb,
                             C=c.data_ptr(), ldc=max(n, 1), dtype=_DTYPES[a.dtype],
                             bias=None if bias is None else bias.data_ptr(), activation=act)
-        s = _lib.lib.hg_matmul(h, d)
+        _run(a.device, lambda h: _lib.lib.hg_matmul(h, d))
+    return c
+
+
+def _run(device, call):
+    """call(h), an hg_ function's status, on the library's handle for
+    device with torch's current stream; the library's sentence raised as
+    ValueError (bad input) or HopgemmError."""
+    dev = device.index if device.index is not None else torch.cuda.current_device()
+    h = _lib.handle(dev)
+    s = _lib.lib.hg_set_stream(h, torch.cuda.current_stream(dev).cuda_stream)
+    if s == _lib.SUCCESS:
+        s = call(h)
     if s == _lib.INVALID_VALUE:
         raise ValueError(f"hopgemm: {_lib.last_error(h)}")
     if s != _lib.SUCCESS:
         raise HopgemmError(s, _lib.last_error(h))
-    return c
 
 
 @torch.library.custom_op("hopgemm::mm", mutates_args=(), device_types="cuda")
@@ -141,18 +148,10 @@ def _launch_bmm(a, b):
         return c
     opa, lda, sa, a = _batch_operand(a, m, k)
     opb, ldb, sb, b = _batch_operand(b, k, n)
-    dev = a.device.index if a.device.index is not None else torch.cuda.current_device()
-    h = _lib.handle(dev)
-    s = _lib.lib.hg_set_stream(h, torch.cuda.current_stream(dev).cuda_stream)
-    if s == _lib.SUCCESS:
-        d = _lib.MatmulDesc(opA=opa, opB=opb, m=m, n=n, k=k, A=a.data_ptr(), lda=lda, B=b.data_ptr(), ldb=ldb,
-                            C=c.data_ptr(), ldc=max(n, 1), dtype=_DTYPES[a.dtype], batch_count=batch,
-                            stride_a=sa, stride_b=sb, stride_c=m * max(n, 1))
-        s = _lib.lib.hg_matmul(h, d)
-    if s == _lib.INVALID_VALUE:
-        raise ValueError(f"hopgemm: {_lib.last_error(h)}")
-    if s != _lib.SUCCESS:
-        raise HopgemmError(s, _lib.last_error(h))
+    d = _lib.MatmulDesc(opA=opa, opB=opb, m=m, n=n, k=k, A=a.data_ptr(), lda=lda, B=b.data_ptr(), ldb=ldb,
+                        C=c.data_ptr(), ldc=max(n, 1), dtype=_DTYPES[a.dtype], batch_count=batch,
+                        stride_a=sa, stride_b=sb, stride_c=m * max(n, 1))
+    _run(a.device, lambda h: _lib.lib.hg_matmul(h, d))
     return c
 
 
