@@ -34,6 +34,19 @@ typedef struct {
     int64_t stride_a, stride_b, stride_c, stride_bias;
 } hg__problem;
 
+/* A and B as stored (row-major), from the ops: A is rows_a x cols_a (m x k
+ * for HG_OP_N, k x m for HG_OP_T), B is rows_b x cols_b. */
+typedef struct {
+    int64_t rows_a, cols_a, rows_b, cols_b;
+} hg__stored;
+static inline hg__stored hg__stored_of(const hg__problem *p)
+{
+    hg__stored s;
+    s.rows_a = p->opA == HG_OP_N ? p->m : p->k, s.cols_a = p->opA == HG_OP_N ? p->k : p->m;
+    s.rows_b = p->opB == HG_OP_N ? p->k : p->n, s.cols_b = p->opB == HG_OP_N ? p->n : p->k;
+    return s;
+}
+
 /* Product i of a batch as a problem of its own (batch 1). */
 hg__problem hg__problem_at(const hg__problem *p, int64_t i);
 

@@ -253,6 +253,15 @@ typedef struct {
     hg__repack r;
 } call_plan;
 
+/* Why kernel k cannot take p whatever its can_serve says (what p asks of it
+ * beyond a product: an epilogue, a batch), or NULL. */
+static const char *lacks(const hg__kernel_entry *k, const hg__problem *p)
+{
+    if (hg__has_epilogue(p) && !k->fuses_epilogue) return "does not apply a bias or an activation.";
+    if (p->batch > 1 && !k->batched) return "does not run a batch (batch_count > 1).";
+    return NULL;
+}
+
 /* Validate and choose. `who` names the public function. */
 static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_limit, call_plan *cp)
 {
@@ -272,7 +281,6 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
                     h->dev.ordinal, h->dev.cc_major, h->dev.cc_minor);
     if (p->m == 0 || p->n == 0 || p->batch == 0) return ok(h);
     if (p->k == 0 && p->beta == 1.0f && !hg__has_epilogue(p)) return ok(h); /* C untouched, bit for bit */
-    const int batched = p->batch > 1;
     const hg__device d = planning_device(h, ws_limit);
     (void)hg__repack_plan(p, &cp->r);
     if (h->kernel == HG_KERNEL_AUTO) {
@@ -294,8 +302,7 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
         double best = -1.0;
         for (int i = 0; i < hg__kernel_count; i++) {
             const hg__kernel_entry *k = &hg__kernels[i];
-            if (key.epilogue && !k->fuses_epilogue) continue;
-            if (batched && !k->batched) continue;
+            if (lacks(k, p)) continue;
             int repacked;
             const double est = hg__route_estimate(k, p, &cp->r, &d, &repacked, &why);
             if (est > best) {
@@ -314,10 +321,7 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
     }
     const hg__kernel_entry *k = hg__find_kernel(h->kernel);
     if (k == NULL) return fail(h, HG_STATUS_INTERNAL_ERROR, "%s: the chosen kernel is not registered.", who);
-    if (hg__has_epilogue(p) && !k->fuses_epilogue)
-        return fail(h, HG_STATUS_NOT_SUPPORTED, "%s: kernel %s does not apply a bias or an activation.", who, k->name);
-    if (batched && !k->batched)
-        return fail(h, HG_STATUS_NOT_SUPPORTED, "%s: kernel %s does not run a batch (batch_count > 1).", who, k->name);
+    if ((why = lacks(k, p)) != NULL) return fail(h, HG_STATUS_NOT_SUPPORTED, "%s: kernel %s %s", who, k->name, why);
     /* k = 0 is C = beta * C whatever kernel was chosen: no product to compute. */
     if (p->k == 0) k = hg__find_kernel(HG_KERNEL_GENERIC);
     why = k->can_serve(p, &d);
@@ -453,13 +457,13 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
     return run(h, "hg_gemm", hg__problem_make(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, dtype));
 }
 
-/* A descriptor as an hg__problem; fails with who's sentence for a NULL desc
- * or a size short of this version's fields. */
 /* The descriptor's first fields (up to activation) are required; the
  * batch's, appended in 0.2.0, are read when size covers them. */
 #define DESC_V1_BYTES (offsetof(hg_matmul_desc, activation) + sizeof(hg_activation))
 #define DESC_HAS(d, field) ((d)->size >= offsetof(hg_matmul_desc, field) + sizeof((d)->field))
 
+/* A descriptor as an hg__problem; fails with who's sentence for a NULL desc
+ * or a size short of the required fields. */
 static hg_status desc_problem(hg_handle h, const char *who, const hg_matmul_desc *d, hg__problem *p)
 {
     if (d == NULL) return fail(h, HG_STATUS_INVALID_VALUE, "%s: desc is NULL.", who);

@@ -48,8 +48,8 @@ int hg__repack_plan(const hg__problem *p, hg__repack *r)
     memset(r, 0, sizeof *r);
     if (p->k == 0 || p->m == 0 || p->n == 0) return 0; /* no product: nothing is read */
     if (p->batch > 1) return 0; /* a batch that breaks TMA's rules runs GENERIC */
-    const int64_t rows_a = p->opA == HG_OP_N ? p->m : p->k, cols_a = p->opA == HG_OP_N ? p->k : p->m;
-    const int64_t rows_b = p->opB == HG_OP_N ? p->k : p->n, cols_b = p->opB == HG_OP_N ? p->n : p->k;
+    const hg__stored st = hg__stored_of(p);
+    const int64_t rows_a = st.rows_a, cols_a = st.cols_a, rows_b = st.rows_b, cols_b = st.cols_b;
     plan_operand(p->A, rows_a, cols_a, p->lda, &r->lda, &r->a_bytes);
     plan_operand(p->B, rows_b, cols_b, p->ldb, &r->ldb, &r->b_bytes);
     if (r->a_bytes == 0 && r->b_bytes == 0) return 0;

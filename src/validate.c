@@ -81,11 +81,21 @@ static int batch_range(const void *base, int64_t count, int64_t stride, int64_t 
     return *hi >= *lo;
 }
 
+/* NULL when the `count` matrices of span_b bytes, stride elements apart from
+ * base, stay clear of C's range [c_lo, c_hi); else `too_big` (their range
+ * does not fit in 64 bits) or `meets`. */
+static const char *batch_clear_of_c(const void *base, int64_t count, int64_t stride, int64_t span_b, uint64_t c_lo,
+                                    uint64_t c_hi, const char *too_big, const char *meets)
+{
+    uint64_t lo, hi;
+    if (!batch_range(base, count, stride, span_b, &lo, &hi)) return too_big;
+    return lo < c_hi && c_lo < hi ? meets : NULL;
+}
+
 /* A strided batch's own rules (hopgemm.h): sizes and strides >= 0, C's
  * products apart, and with batch > 1 C's whole range clear of A's, B's and
  * the bias's (ranges, not elements: the exact test is per product). */
-static const char *validate_batch(const hg__problem *p, int64_t rows_a, int64_t cols_a, int64_t rows_b,
-                                  int64_t cols_b, char *why, size_t why_size)
+static const char *validate_batch(const hg__problem *p, const hg__stored *st, char *why, size_t why_size)
 {
     if (p->batch < 0) {
         snprintf(why, why_size, "batch_count must be >= 0 (got %lld).", (long long)p->batch);
@@ -104,22 +114,22 @@ static const char *validate_batch(const hg__problem *p, int64_t rows_a, int64_t 
                  (long long)p->stride_c, (long long)(span_c / 2));
         return why;
     }
-    uint64_t c_lo, c_hi, lo, hi;
+    uint64_t c_lo, c_hi;
     if (!batch_range(p->C, p->batch, p->stride_c, span_c, &c_lo, &c_hi))
         return "the batch of C spans more bytes than a 64-bit size holds.";
-    if (p->bias) {
-        if (!batch_range(p->bias, p->batch, p->stride_bias, p->n * 2, &lo, &hi))
-            return "the batch of bias spans more bytes than a 64-bit size holds.";
-        if (lo < c_hi && c_lo < hi) return "the batch's bias range meets C's; the output must not alias an input.";
-    }
-    if (p->k == 0 || p->alpha == 0.0f) return NULL; /* A and B are not read */
-    if (!batch_range(p->A, p->batch, p->stride_a, span_bytes(rows_a, cols_a, p->lda), &lo, &hi))
-        return "the batch of A spans more bytes than a 64-bit size holds.";
-    if (lo < c_hi && c_lo < hi) return "the batch's A range meets C's; the output must not alias an input.";
-    if (!batch_range(p->B, p->batch, p->stride_b, span_bytes(rows_b, cols_b, p->ldb), &lo, &hi))
-        return "the batch of B spans more bytes than a 64-bit size holds.";
-    if (lo < c_hi && c_lo < hi) return "the batch's B range meets C's; the output must not alias an input.";
-    return NULL;
+    const char *why_not = NULL;
+    if (p->bias)
+        why_not = batch_clear_of_c(p->bias, p->batch, p->stride_bias, p->n * 2, c_lo, c_hi,
+                                   "the batch of bias spans more bytes than a 64-bit size holds.",
+                                   "the batch's bias range meets C's; the output must not alias an input.");
+    if (why_not || p->k == 0 || p->alpha == 0.0f) return why_not; /* A and B are not read */
+    why_not = batch_clear_of_c(p->A, p->batch, p->stride_a, span_bytes(st->rows_a, st->cols_a, p->lda), c_lo, c_hi,
+                               "the batch of A spans more bytes than a 64-bit size holds.",
+                               "the batch's A range meets C's; the output must not alias an input.");
+    if (why_not) return why_not;
+    return batch_clear_of_c(p->B, p->batch, p->stride_b, span_bytes(st->rows_b, st->cols_b, p->ldb), c_lo, c_hi,
+                            "the batch of B spans more bytes than a 64-bit size holds.",
+                            "the batch's B range meets C's; the output must not alias an input.");
 }
 
 const char *hg__validate(const hg__problem *p)
@@ -133,9 +143,8 @@ const char *hg__validate(const hg__problem *p)
                  (long long)p->n, (long long)p->k);
         return why;
     }
-    /* Stored shapes: A is rows_a x cols_a, B is rows_b x cols_b. */
-    int64_t rows_a = p->opA == HG_OP_N ? p->m : p->k, cols_a = p->opA == HG_OP_N ? p->k : p->m;
-    int64_t rows_b = p->opB == HG_OP_N ? p->k : p->n, cols_b = p->opB == HG_OP_N ? p->n : p->k;
+    const hg__stored st = hg__stored_of(p);
+    const int64_t rows_a = st.rows_a, cols_a = st.cols_a, rows_b = st.rows_b, cols_b = st.cols_b;
     int64_t need;
     need = cols_a > 1 ? cols_a : 1;
     if (p->lda < need) {
@@ -176,7 +185,7 @@ const char *hg__validate(const hg__problem *p)
         hg__region bias = {(int64_t)((uintptr_t)p->bias / 2), 1, p->n, p->n};
         if (hg__regions_meet(bias, c)) return "bias shares elements with C; the output must not alias an input.";
     }
-    const char *batch_why = validate_batch(p, rows_a, cols_a, rows_b, cols_b, why, sizeof why);
+    const char *batch_why = validate_batch(p, &st, why, sizeof why);
     if (batch_why) return batch_why;
     /* Overlap is judged on the elements each operand uses: C may interleave
      * with A or B (say rows of one buffer) as long as no element is shared.
@@ -247,8 +256,8 @@ const char *hg__tma_batch_can_serve(const hg__problem *p, int c_by_tma)
 {
     if (p->batch <= 1) return NULL;
     if (p->batch > INT32_MAX) return "runs at most 2^31 - 1 products in a batch (TMA's coordinates).";
-    const int64_t rows_a = p->opA == HG_OP_N ? p->m : p->k, rows_b = p->opB == HG_OP_N ? p->k : p->n;
-    if (!tma_batch_stride_ok(p->stride_a, rows_a, p->lda) || !tma_batch_stride_ok(p->stride_b, rows_b, p->ldb))
+    const hg__stored st = hg__stored_of(p);
+    if (!tma_batch_stride_ok(p->stride_a, st.rows_a, p->lda) || !tma_batch_stride_ok(p->stride_b, st.rows_b, p->ldb))
         return "needs stride_a and stride_b nonzero multiples of 8 elements of at least a whole matrix (TMA).";
     if (c_by_tma && !tma_batch_stride_ok(p->stride_c, p->m, p->ldc))
         return "needs stride_c a multiple of 8 elements of at least m x ldc (TMA).";

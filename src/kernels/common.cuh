@@ -266,8 +266,9 @@ static inline void hg_tmap_batch(hg__tmap_params *t, const hg__problem *p, int r
 }
 
 /* One operand, A (mn = m) or B (mn = n), as a tensor map of `rank`
- * (hg_tmap_batch), 128-byte swizzled, boxes of box_inner x box_outer elements: K-major (stored mn x k,
- * k contiguous) or MN-major (stored k x mn, mn contiguous). */
+ * (hg_tmap_batch), 128-byte swizzled, boxes of box_inner x box_outer
+ * elements: K-major (stored mn x k, k contiguous) or MN-major (stored k x mn,
+ * mn contiguous). */
 static inline hg_status hg_operand_tensor_map(const hg__problem *p, const void *ptr, int64_t mn, int64_t ld,
                                               bool mn_major, uint32_t box_inner, uint32_t box_outer, CUtensorMap *map,
                                               hg__err *e, int rank = 2, int64_t batch_stride = 0)
@@ -294,8 +295,9 @@ static inline hg_status hg_tn_tensor_maps(const hg__problem *p, uint32_t a_box_r
     return hg_operand_tensor_map(p, p->B, p->n, p->ldb, false, 64, b_box_rows, map_b, e);
 }
 
-/* C (m x n) as a tensor map of `rank` (hg_tmap_batch) for TMA loads and stores, boxes of cols x
- * rows, swizzled as the staging in shared memory is (0: packed rows). */
+/* C (m x n) as a tensor map of `rank` (hg_tmap_batch) for TMA loads and
+ * stores, boxes of cols x rows, swizzled as the staging in shared memory is
+ * (0: packed rows). */
 static inline hg_status hg_c_tensor_map(const hg__problem *p, uint32_t box_cols, uint32_t box_rows,
                                         int swizzle_bytes, CUtensorMap *map_c, hg__err *e, int rank = 2)
 {
