@@ -41,14 +41,18 @@ int copies_for(size_t set_bytes, int l2_bytes)
 size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 /* Elements of A, B, C as the layout stores them (leading dimensions minimal). */
-void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *lda, int64_t *ldb,
-                        int64_t *ldc)
+/* The leading dimensions: as asked, else the smallest the layout allows. */
+static void leading_dims(const options *o, int64_t *lda, int64_t *ldb, int64_t *ldc)
 {
     *lda = o->lda ? o->lda : o->opA == HG_OP_N ? o->k : o->m;
     *ldb = o->ldb ? o->ldb : o->opB == HG_OP_N ? o->n : o->k;
     *ldc = o->ldc ? o->ldc : o->n;
-    /* Stored rows times the leading dimension: padding is allocated (and
-     * filled) like any element, and never read. */
+}
+
+void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *lda, int64_t *ldb,
+                        int64_t *ldc)
+{
+    leading_dims(o, lda, ldb, ldc);
     int64_t sa, sb, sc;
     batch_strides(o, &sa, &sb, &sc);
     *na = (size_t)sa * (size_t)o->batch;
@@ -58,9 +62,10 @@ void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *
 
 void batch_strides(const options *o, int64_t *sa, int64_t *sb, int64_t *sc)
 {
-    const int64_t lda = o->lda ? o->lda : o->opA == HG_OP_N ? o->k : o->m;
-    const int64_t ldb = o->ldb ? o->ldb : o->opB == HG_OP_N ? o->n : o->k;
-    const int64_t ldc = o->ldc ? o->ldc : o->n;
+    int64_t lda, ldb, ldc;
+    leading_dims(o, &lda, &ldb, &ldc);
+    /* Stored rows times the leading dimension: padding is allocated (and
+     * filled) like any element, and never read. */
     *sa = (o->opA == HG_OP_N ? o->m : o->k) * lda;
     *sb = (o->opB == HG_OP_N ? o->k : o->n) * ldb;
     *sc = o->m * ldc;
