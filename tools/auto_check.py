@@ -30,7 +30,7 @@ HG_PREFIXES = ("sm90_", "v", "generic")
 
 def product_key(r):
     return (int(r["m"]), int(r["n"]), int(r["k"]), r["layout"], r["dtype"], float(r.get("beta") or 0),
-            r.get("lda"), r.get("ldb"), r.get("ldc"))
+            r.get("lda"), r.get("ldb"), r.get("ldc"), int(r.get("batch") or 1))
 
 
 def load(paths):
@@ -57,9 +57,9 @@ def load(paths):
 def replan(bench, key):
     """The kernel the tool's model picks for the product now (its --plan line
     marked '<- auto'), or None."""
-    m, n, k, layout, dtype, beta, lda, ldb, ldc = key
+    m, n, k, layout, dtype, beta, lda, ldb, ldc, batch = key
     cmd = [bench, "--plan", "-m", str(m), "-n", str(n), "-k", str(k), "--layout", layout, "--dtype", dtype,
-           "--beta", f"{beta:g}"]
+           "--beta", f"{beta:g}", "--batch", str(batch)]
     for flag, v in (("--lda", lda), ("--ldb", ldb), ("--ldc", ldc)):
         if v:
             cmd += [flag, v]
@@ -72,7 +72,9 @@ def replan(bench, key):
 
 def label(key):
     m, n, k, layout, dtype, beta = key[:6]
-    return f"{m}x{n}x{k} {layout} {dtype}" + (f" b={beta:g}" if beta else "")
+    batch = key[9]
+    return (f"{batch} x ({m}x{n}x{k})" if batch > 1 else f"{m}x{n}x{k}") + f" {layout} {dtype}" + (
+        f" b={beta:g}" if beta else "")
 
 
 def main():
@@ -83,7 +85,7 @@ def main():
     args = ap.parse_args()
     prods = load(args.csv)
     checked = bad = unmeasured = 0
-    for key in sorted(prods, key=lambda k: k[:6]):
+    for key in sorted(prods, key=lambda k: k[:6] + (k[9],)):
         p = prods[key]
         others = {k: v for k, v in p.items() if k != "auto"}
         if not others or ("auto" not in p and not args.replan):
