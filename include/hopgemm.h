@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 #define HG_VERSION_MAJOR 0
-#define HG_VERSION_MINOR 2
+#define HG_VERSION_MINOR 3
 #define HG_VERSION_PATCH 0
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
@@ -72,8 +72,20 @@ typedef enum {
     HG_STATUS_INTERNAL_ERROR = 7    /* a bug in hopgemm: please report it */
 } hg_status;
 
-/* Element type of A, B and C (accumulation is always fp32). */
+/* Element type of A, B and C (accumulation is fp32, unless hg_matmul's
+ * compute asks for HG_COMPUTE_16F). */
 typedef enum { HG_F16 = 0, HG_BF16 = 1 } hg_dtype;
+
+/* hg_matmul's accumulation (its descriptor's `compute`):
+ *   HG_COMPUTE_32F  fp32 accumulators (the default, and hg_gemm's)
+ *   HG_COMPUTE_16F  fp16 accumulators allowed, for speed, at a cost in
+ *                   precision that grows with k (cuBLAS's CUBLAS_COMPUTE_16F;
+ *                   docs/family.md has the measured error). HG_F16 only.
+ *                   A call that no fp16-accumulating kernel serves (another
+ *                   layout, operands off TMA's alignment, ...) accumulates in fp32,
+ *                   never less precisely; hg_matmul_plan names the kernel,
+ *                   and the _f16acc ones are those that accumulate in fp16. */
+typedef enum { HG_COMPUTE_32F = 0, HG_COMPUTE_16F = 1 } hg_compute;
 
 /* Whether an operand is used as stored (N) or transposed (T); see above. */
 typedef enum { HG_OP_N = 0, HG_OP_T = 1 } hg_op;
@@ -85,7 +97,8 @@ typedef enum { HG_OP_N = 0, HG_OP_T = 1 } hg_op;
  * breaks that rule (any 2-byte aligned base and ldc), written per thread.
  * From 100 on, the configurations of hopgemm's own kernel family, named by
  * what they are: sm90_<tile m>x<tile n>x<k block>_s<stages>_c<cluster m>x<cluster n>
- * [_er: stages released early][_ct: C written per thread]_<layout>. A _tn
+ * [_er: stages released early][_ct: C written per thread][_f16acc: fp16
+ * accumulators, only for hg_matmul with HG_COMPUTE_16F]_<layout>. A _tn
  * configuration serves what V0..V5 serve; _tt, _nn and _nt serve that layout
  * (tt: opA = N, opB = N; nn: opA = T, opB = T; nt: opA = T, opB = N) with the
  * same alignment rules; _ct also serves a C that breaks them. A _swap
@@ -122,7 +135,9 @@ typedef enum {
     HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN = 116,
     HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN = 117,
     HG_KERNEL_SM90_128X192X64_S4_C2X1_TN = 118,
-    HG_KERNEL_SM90_128X128X64_S6_C2X1_TT = 119
+    HG_KERNEL_SM90_128X128X64_S6_C2X1_TT = 119,
+    HG_KERNEL_SM90_128X256X64_S4_C2X1_F16ACC_TN = 120,
+    HG_KERNEL_SM90_256X256X64_S3_C2X1_F16ACC_TN = 121
 } hg_kernel;
 
 /*
@@ -251,9 +266,15 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
  * (V0-V6) returns HG_STATUS_NOT_SUPPORTED for batch_count > 1. A descriptor
  * whose size does not cover the batch's fields (built against 0.1) is one
  * product.
+ * The accumulation: `compute` (hg_compute above); HG_COMPUTE_16F lets the
+ * family's _f16acc configurations run the call: fp16 accumulators, converted
+ * to fp32 for alpha, beta, the bias and the activation. A kernel chosen with
+ * hg_set_kernel that accumulates in fp16 returns HG_STATUS_NOT_SUPPORTED for a
+ * call that asks for HG_COMPUTE_32F (and hg_gemm's calls all do); one that
+ * accumulates in fp32 serves both.
  * Statuses: those of hg_gemm, and HG_STATUS_INVALID_VALUE also for desc NULL,
- * a size smaller than the fields up to `activation`, an activation not of the
- * enum, a bias not 2-byte aligned, a bias sharing an element with C, a
+ * a size smaller than the fields up to `activation`, an activation or a
+ * compute not of its enum, HG_COMPUTE_16F with HG_BF16, a bias not 2-byte aligned, a bias sharing an element with C, a
  * negative batch_count or stride, overlapping products of C, or C's range
  * meeting A's, B's or the bias's with batch_count > 1.
  */
@@ -280,11 +301,13 @@ typedef struct {
     /* Strided batches (since 0.2.0; a size short of them: one product) */
     int64_t batch_count;      /* products (1: one, 0: none) */
     int64_t stride_a, stride_b, stride_c, stride_bias; /* elements from one product's to the next's */
+    /* The accumulation (since 0.3.0; a size short of it: HG_COMPUTE_32F) */
+    hg_compute compute;
 } hg_matmul_desc;
 
 #define HG_MATMUL_DESC_INIT                                                                              \
     {sizeof(hg_matmul_desc), HG_OP_N, HG_OP_N, 0, 0, 0, 1.0f, 0.0f, NULL, 0, NULL, 0, NULL, 0, HG_F16, NULL, \
-     HG_ACT_NONE, 1, 0, 0, 0, 0}
+     HG_ACT_NONE, 1, 0, 0, 0, 0, HG_COMPUTE_32F}
 
 hg_status hg_matmul(hg_handle h, const hg_matmul_desc *desc);
 

@@ -32,6 +32,7 @@ typedef struct {
      * ... (elements); 1 and zero strides for hg_gemm. */
     int64_t batch;
     int64_t stride_a, stride_b, stride_c, stride_bias;
+    hg_compute compute; /* hg_matmul's accumulation; HG_COMPUTE_32F for hg_gemm */
 } hg__problem;
 
 /* A and B as stored (row-major), from the ops: A is rows_a x cols_a (m x k
@@ -135,6 +136,9 @@ typedef struct {
     /* Whether it runs a strided batch (batch > 1) in one launch or a loop of
      * its own (the family and GENERIC; the series does not). */
     int batched;
+    /* 1: it accumulates in fp16 (the family's _f16acc rows): only for calls
+     * that ask for HG_COMPUTE_16F. */
+    int acc16;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
@@ -197,6 +201,10 @@ HG_DECLARE_KERNEL(v4);
 HG_DECLARE_KERNEL(v5);
 HG_DECLARE_KERNEL(v6);
 
+/* configs.def's accumulators: 1 for fp16 (a _f16acc row). */
+#define HG_FAM_ACC16_f32 0
+#define HG_FAM_ACC16_f16 1
+
 /* configs.def's layouts as our ops (hopgemm.h: the names are their flips). */
 #define HG_FAM_OP_A_tn HG_OP_N
 #define HG_FAM_OP_B_tn HG_OP_T
@@ -209,16 +217,17 @@ HG_DECLARE_KERNEL(v6);
 
 /* The family (src/family/): each row of configs.def has this pair and a
  * workspace query, hg__<name>_workspace. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed) \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, acc, layout, speed) \
     HG_DECLARE_KERNEL(name);                                              \
     size_t hg__##name##_workspace(const hg__problem *p, const hg__device *d);
 #include "family/configs.def"
 #undef HG_FAMILY_CONFIG
 
 /* A family configuration's stream-K partials per worker: cluster CTAs x 2
- * pieces x 2 consumers x a (bm / 2) x bn fp32 block (src/family/host.cuh
- * asserts it against the kernel's). */
-#define HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) ((size_t)(cm) * (cn) * 2 * (bm) * (bn) * sizeof(float))
+ * pieces x 2 consumers x a (bm / 2) x bn block, fp32 (or fp16 pairs with
+ * fp16 accumulators; src/family/host.cuh asserts it against the kernel's). */
+#define HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn, acc16) \
+    ((size_t)(cm) * (cn) * 2 * (bm) * (bn) * sizeof(float) / ((acc16) ? 2 : 1))
 /* How many pieces a family tile's stream-K split may cut it into: as many as
  * keep the fixup's reads (pieces x the tile's fp32 partial) at those of a
  * 128 x 256 tile in HG_SK_MAX_SPLIT pieces, so a small tile (a swapped row's
@@ -233,9 +242,10 @@ HG_DECLARE_KERNEL(v6);
 #define HG_FAM_SK_TREE(bm, bn) ((bm) * (bn) <= 128 * 128)
 
 /* Whether a family configuration fuses hg_matmul's bias and activation into
- * its epilogue: all but the 256 x 128 tile, whose staged epilogue spills
- * with them (ptxas 13.0: the bf16 kernel, release and profiling builds). */
-#define HG_FAM_FUSES_EPILOGUE(bm, bn) (!((bm) == 256 && (bn) == 128))
+ * its epilogue: all but the 256-row tiles (two m64 atoms per consumer), whose
+ * staged epilogue spilled with them (ptxas 13.0, 256 x 128: the bf16 kernel,
+ * release and profiling builds). */
+#define HG_FAM_FUSES_EPILOGUE(bm, bn) ((bm) != 256)
 
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
  * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,
@@ -505,6 +515,11 @@ double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16
 uint64_t hg__rng_next(uint64_t *state);
 void hg__fill_uniform(uint16_t *h, size_t count, hg_dtype dt, uint64_t *state, size_t period);
 double hg__check_bound(hg_dtype dt, double ref, double abs_sum);
+/* The check's bound for HG_COMPUTE_16F (fp16 accumulators) on the tests' and
+ * the tool's zero-mean random inputs: y the reference (after the
+ * activation), abs_sum the sum of |terms|, k the product's depth. */
+double hg__check_bound_16f(hg_activation act, double y, double abs_sum, int64_t k);
+
 /* hg_matmul's epilogue in float64: bias element j (0 without a bias; a host
  * copy), the activation, and the bound for an output y = act(product + bias)
  * (product: alpha AB + beta C, abs_sum hg__ref_element_abs's magnitudes);

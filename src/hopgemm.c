@@ -11,14 +11,14 @@
 #include "hg_internal.h"
 
 /* What AUTO's choice depends on, beyond the handle's device: the call's
- * shape, layout and type, whether C is read, the low bits of the pointers
+ * shape, layout, type and accumulation, whether C is read, the low bits of the pointers
  * (TMA's and the copies' alignment rules) and the workspace a call may get.
  * Servers repeat a few shapes: the last key's choice is kept, so a repeat
  * skips the model (hg__estimate over every kernel). */
 typedef struct {
     int64_t m, n, k, lda, ldb, ldc;
     int64_t batch, stride_a, stride_b, stride_c;
-    int ops, dtype, beta_nonzero, epilogue;
+    int ops, dtype, beta_nonzero, epilogue, compute;
     unsigned low_a, low_b, low_c;
     size_t ws_limit;
 } plan_key;
@@ -198,7 +198,7 @@ const char *hg_kernel_name(hg_kernel k)
     case HG_KERNEL_V4: return "v4";
     case HG_KERNEL_V5: return "v5";
     case HG_KERNEL_V6: return "v6";
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed) \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, acc, layout, speed) \
     case id: return #name;
 #include "family/configs.def"
 #undef HG_FAMILY_CONFIG
@@ -259,6 +259,8 @@ static const char *lacks(const hg__kernel_entry *k, const hg__problem *p)
 {
     if (hg__has_epilogue(p) && !k->fuses_epilogue) return "does not apply a bias or an activation.";
     if (p->batch > 1 && !k->batched) return "does not run a batch (batch_count > 1).";
+    if (k->acc16 && p->compute != HG_COMPUTE_16F)
+        return "accumulates in fp16, and the call asks for fp32 (HG_COMPUTE_32F; hg_gemm always does).";
     return NULL;
 }
 
@@ -288,7 +290,7 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
         memset(&key, 0, sizeof key); /* padding too: the keys are compared as bytes */
         key.m = p->m, key.n = p->n, key.k = p->k, key.lda = p->lda, key.ldb = p->ldb, key.ldc = p->ldc;
         key.ops = (int)p->opA * 2 + (int)p->opB, key.dtype = (int)p->dtype, key.beta_nonzero = p->beta != 0.0f;
-        key.epilogue = hg__has_epilogue(p);
+        key.epilogue = hg__has_epilogue(p), key.compute = (int)p->compute;
         key.batch = p->batch, key.stride_a = p->stride_a, key.stride_b = p->stride_b, key.stride_c = p->stride_c;
         key.low_a = (unsigned)((uintptr_t)p->A & PLAN_KEY_LOW_BITS);
         key.low_b = (unsigned)((uintptr_t)p->B & PLAN_KEY_LOW_BITS);
@@ -358,6 +360,7 @@ hg__problem hg__problem_make(hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t
     p.act = HG_ACT_NONE;
     p.batch = 1;
     p.stride_a = p.stride_b = p.stride_c = p.stride_bias = 0;
+    p.compute = HG_COMPUTE_32F;
     return p;
 }
 
@@ -458,7 +461,8 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
 }
 
 /* The descriptor's first fields (up to activation) are required; the
- * batch's, appended in 0.2.0, are read when size covers them. */
+ * batch's, appended in 0.2.0, and compute, in 0.3.0, are read when size
+ * covers them. */
 #define DESC_V1_BYTES (offsetof(hg_matmul_desc, activation) + sizeof(hg_activation))
 #define DESC_HAS(d, field) ((d)->size >= offsetof(hg_matmul_desc, field) + sizeof((d)->field))
 
@@ -483,6 +487,7 @@ static hg_status desc_problem(hg_handle h, const char *who, const hg_matmul_desc
         p->stride_c = d->stride_c;
         p->stride_bias = d->stride_bias;
     }
+    if (DESC_HAS(d, compute)) p->compute = d->compute;
     return HG_STATUS_SUCCESS;
 }
 

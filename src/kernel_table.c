@@ -26,17 +26,20 @@
 #define HG_FAM_CT_0 ""
 #define HG_FAM_CT_1 ", C written per thread (any ldc)"
 
+#define HG_FAM_ACC_f32 ""
+#define HG_FAM_ACC_f16 ", fp16 accumulators (HG_COMPUTE_16F)"
+
 #define HG_FAM_SWAP_0 ""
 #define HG_FAM_SWAP_1 ", computes C^T = B A^T (small m)"
 
 /* A family row: its unit is a cluster's output block (a swapped row's is
  * BN of m by BM of n), one cluster per CLUSTER SMs, 64-deep k blocks for its
  * stream-K tail. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed)                   \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, acc, layout, speed)                   \
     {#name,                                                                                                        \
      id,                                                                                                           \
      "family: " #layout ", " #bm "x" #bn " tile, " #stages " stages, " #cm "x" #cn " cluster" HG_FAM_EARLY_##early \
-         HG_FAM_CT_##c_thread HG_FAM_SWAP_##swap,                                                                  \
+         HG_FAM_CT_##c_thread HG_FAM_SWAP_##swap HG_FAM_ACC_##acc,                                                                  \
      hg__##name##_can_serve,                                                                                       \
      hg__##name##_launch,                                                                                          \
      speed,                                                                                                        \
@@ -44,7 +47,7 @@
      (swap) ? (cm) * (bm) : (cn) * (bn),                                                                           \
      1.0 / ((cm) * (cn)),                                                                                          \
      64,                                                                                                           \
-     HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn),                                                                       \
+     HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn, HG_FAM_ACC16_##acc),                                                                       \
      hg__##name##_workspace,                                                                                       \
      HG_FAM_OP_A_##layout,                                                                                         \
      HG_FAM_OP_B_##layout,                                                                                         \
@@ -53,29 +56,30 @@
      1,                                                                                                            \
      HG_FAM_SK_TREE(bm, bn),                                                                                       \
      HG_FAM_FUSES_EPILOGUE(bm, bn),                                                                                \
-     1},
+     1,                                                                                                            \
+     HG_FAM_ACC16_##acc},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
      hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N,
-     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
+     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
+     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
      hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0,
-     1, 1},
+     1, 1, 0},
 };
 
 #undef HG_FAMILY_CONFIG

@@ -178,6 +178,10 @@ const char *hg__validate(const hg__problem *p)
         return "A, B and C must be 2-byte aligned (they hold 16-bit elements).";
     if (p->act != HG_ACT_NONE && p->act != HG_ACT_RELU && p->act != HG_ACT_GELU_TANH)
         return "activation is not HG_ACT_NONE, HG_ACT_RELU or HG_ACT_GELU_TANH.";
+    if (p->compute != HG_COMPUTE_32F && p->compute != HG_COMPUTE_16F)
+        return "compute is not HG_COMPUTE_32F or HG_COMPUTE_16F.";
+    if (p->compute == HG_COMPUTE_16F && p->dtype != HG_F16)
+        return "compute is HG_COMPUTE_16F, which takes HG_F16 only (no kernel accumulates bf16 in 16 bits).";
     if ((uintptr_t)p->bias & 1) return "bias must be 2-byte aligned (it holds 16-bit elements).";
     if (p->bias && p->m > 0 && p->n > 0) {
         /* The epilogue reads bias while it writes C. */

@@ -26,6 +26,8 @@ typedef struct {
 static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, const batch_spec *bs,
                           hg_status *refused)
 {
+    const hg_compute compute = kernel_compute(kid);
+    if (compute == HG_COMPUTE_16F && dt != HG_F16) return 1; /* as run_case_epi */
     const int64_t rows_a = c->opA == HG_OP_N ? c->m : c->k, cols_a = c->opA == HG_OP_N ? c->k : c->m;
     const int64_t rows_b = c->opB == HG_OP_N ? c->k : c->n, cols_b = c->opB == HG_OP_N ? c->n : c->k;
     /* Leading dimensions multiples of 8 (TMA's rule), so the strides decide. */
@@ -72,6 +74,7 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
         d.A = dA, d.lda = lda, d.B = dB, d.ldb = ldb, d.C = dC, d.ldc = ldc, d.dtype = dt;
         d.bias = dBias, d.activation = bs->act;
         d.batch_count = bs->batch, d.stride_a = sa, d.stride_b = sb, d.stride_c = sc, d.stride_bias = sbias;
+        d.compute = compute;
         CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", what);
         const hg_status s = hg_matmul(h, &d);
         if (s == HG_STATUS_NOT_SUPPORTED && refused) {
@@ -91,6 +94,7 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
                                              c->beta, NULL, ldc, dt);
             p.bias = hBias ? hBias + i * sbias : NULL;
             p.act = bs->act;
+            p.compute = compute;
             char each[260];
             snprintf(each, sizeof each, "%s, product %lld", what, (long long)i);
             result &= hg_check_output(&p, hA + i * sa, hB + i * sb, hC + i * sc, hOut + i * sc, each);

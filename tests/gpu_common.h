@@ -33,6 +33,10 @@ int cuda_ok(cudaError_t e, const char *what);
  * on AUTO (e NULL), through one handle; fn returns 1 when it ran something.
  * How many did (-1: no handle). */
 int gpu_each_kernel(int (*fn)(hg_handle h, hg_kernel kid, const char *name, const hg__kernel_entry *e));
+/* The accumulation a kernel is tested with: HG_COMPUTE_16F for the family's
+ * _f16acc rows (which serve nothing else; they take fp16 only), else
+ * HG_COMPUTE_32F. */
+hg_compute kernel_compute(hg_kernel kid);
 /* A handle on the current device (a failed CHECK and NULL if none). */
 hg_handle gpu_handle(void);
 int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB, const uint16_t *hC,

@@ -95,11 +95,11 @@ static void test_kernel_names_and_table(void)
 
     /* A family configuration's name says what it is (configs.def's rule),
      * and its table entry models the cluster block it computes. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed)                   \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, acc, layout, speed)                   \
     {                                                                                                              \
         char want[64];                                                                                             \
-        snprintf(want, sizeof want, "sm90_%dx%dx64_s%d_c%dx%d%s%s_%s", bm, bn, stages, cm, cn, early ? "_er" : "", \
-                 swap ? "_swap" : c_thread ? "_ct" : "", #layout);                                                 \
+        snprintf(want, sizeof want, "sm90_%dx%dx64_s%d_c%dx%d%s%s%s_%s", bm, bn, stages, cm, cn, early ? "_er" : "", \
+                 swap ? "_swap" : c_thread ? "_ct" : "", HG_FAM_ACC16_##acc ? "_f16acc" : "", #layout);           \
         CHECK(strcmp(#name, want) == 0, "configuration %s is named for what it is (%s)", #name, want);             \
         CHECK(!swap || c_thread, "%s: a swapped configuration writes C per thread", #name);                        \
         const hg__kernel_entry *e = hg__find_kernel(id);                                                           \
@@ -494,7 +494,8 @@ static void test_dispatch(void)
                   hg__kernels[i].unit_n > 0 && hg__kernels[i].units_per_sm > 0,
               "%s has a model", hg__kernels[i].name);
     /* An explicit TMA kernel refuses what it cannot serve, with the reason:
-     * another layout (the names are the flips of the ops), a misaligned A. */
+     * another layout (the names are the flips of the ops), a misaligned A.
+     * Asked with the kernel's own accumulation (an _f16acc row: 16F, fp16). */
     for (int i = 0; i < hg_kernel_count(); i++) {
         hg_kernel id;
         const char *name = hg_kernel_info(i, &id, NULL);
@@ -503,16 +504,24 @@ static void test_dispatch(void)
         const hg_op other_a = oa == HG_OP_N ? HG_OP_T : HG_OP_N;
         char layout[3] = {oa == HG_OP_N ? 'T' : 'N', ob == HG_OP_N ? 'T' : 'N', 0};
         CHECK(hg_set_kernel(h, id) == HG_STATUS_SUCCESS, "choose %s", name);
-        hg_status s = hg_plan(h, other_a, ob, 256, 256, 256, A, 256, B, 256, C, 256, HG_F16, &k);
+        hg_matmul_desc md = HG_MATMUL_DESC_INIT;
+        md.opA = other_a, md.opB = ob, md.m = md.n = md.k = 256, md.A = A, md.B = B, md.C = C;
+        md.lda = md.ldb = md.ldc = 256, md.compute = hg__kernels[i].acc16 ? HG_COMPUTE_16F : HG_COMPUTE_32F;
+        hg_status s = hg_matmul_plan(h, &md, &k);
         CHECK(s == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), layout) != NULL,
               "%s refuses another layout, naming its own (%s): %s (%s)", name, layout, hg_status_string(s),
               hg_last_error(h));
-        s = hg_plan(h, oa, ob, 256, 256, 256, base + 2, 256, B, 256, C, 256, HG_F16, &k);
+        md.opA = oa, md.A = base + 2;
+        s = hg_matmul_plan(h, &md, &k);
         CHECK(s == HG_STATUS_SUCCESS && k == id, "%s runs a misaligned A through a copy: %s", name,
               hg_last_error(h));
-        s = hg_plan(h, oa, ob, 256, 256, 256, A, 256, B, 256, C, 256, HG_BF16, &k);
-        CHECK(s == HG_STATUS_SUCCESS && k == id, "%s serves %s bf16", name, layout);
-        s = hg_plan(h, oa, ob, 256, 256, 0, A, 256, B, 256, C, 256, HG_BF16, &k);
+        md.A = A, md.dtype = HG_BF16;
+        if (!hg__kernels[i].acc16) {
+            s = hg_matmul_plan(h, &md, &k);
+            CHECK(s == HG_STATUS_SUCCESS && k == id, "%s serves %s bf16", name, layout);
+        }
+        md.k = 0, md.dtype = hg__kernels[i].acc16 ? HG_F16 : HG_BF16;
+        s = hg_matmul_plan(h, &md, &k);
         CHECK(s == HG_STATUS_SUCCESS && k == HG_KERNEL_GENERIC, "k = 0 with %s chosen is C = beta C by generic",
               name);
     }
@@ -1094,6 +1103,7 @@ static void test_matmul_desc(void)
     CHECK(h != NULL, "fake handle");
     if (!h) return;
     char *base = (char *)(uintptr_t)0x10000000;
+    hg_kernel k = HG_KERNEL_AUTO;
     hg_matmul_desc d = HG_MATMUL_DESC_INIT;
     d.opA = HG_OP_N, d.opB = HG_OP_T, d.m = 64, d.n = 64, d.k = 64;
     d.A = base, d.B = base + 65536, d.C = base + 2 * 65536, d.lda = d.ldb = d.ldc = 64;
@@ -1128,15 +1138,62 @@ static void test_matmul_desc(void)
     t.bias = (const char *)t.C + 2 * 64;
     CHECK(hg_matmul(h, &t) == HG_STATUS_NOT_SUPPORTED, "a bias in C's padding passes validation: %s",
           hg_last_error(h));
-    hg_kernel k = HG_KERNEL_AUTO;
+    k = HG_KERNEL_AUTO;
     CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_NOT_SUPPORTED && strncmp(hg_last_error(h), "hg_matmul_plan:", 15) == 0,
           "hg_matmul_plan refuses the same, in its name: %s", hg_last_error(h));
     CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "back to AUTO");
+
+    /* compute: off the enum, 16F with bf16, a size short of it (32F); an
+     * fp16-accumulating row refuses 32F, an fp32 one serves 16F; AUTO takes
+     * an _f16acc row only when asked for 16F. */
+    CHECK(d.compute == HG_COMPUTE_32F, "HG_MATMUL_DESC_INIT: HG_COMPUTE_32F");
+    t = d;
+    t.compute = (hg_compute)5;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "compute is not"),
+          "a compute off the enum: %s", hg_last_error(h));
+    t.compute = HG_COMPUTE_16F, t.dtype = HG_BF16;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "HG_F16 only"),
+          "16F with bf16: %s", hg_last_error(h));
+    t.dtype = HG_F16;
+    CHECK(hg_set_kernel(h, HG_KERNEL_SM90_128X256X64_S4_C2X1_F16ACC_TN) == HG_STATUS_SUCCESS, "choose an _f16acc row");
+    t.m = t.n = t.k = 4096, t.lda = t.ldb = t.ldc = 4096;
+    t.B = base + 0x40000000, t.C = base + 0x80000000;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && k == HG_KERNEL_SM90_128X256X64_S4_C2X1_F16ACC_TN,
+          "the _f16acc row serves 16F: %s", hg_last_error(h));
+    t.compute = HG_COMPUTE_32F;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "accumulates in fp16"),
+          "... and refuses 32F: %s", hg_last_error(h));
+    CHECK(hg_plan(h, t.opA, t.opB, t.m, t.n, t.k, t.A, t.lda, t.B, t.ldb, t.C, t.ldc, t.dtype, &k) ==
+                  HG_STATUS_NOT_SUPPORTED,
+          "... and hg_gemm's calls (32F): %s", hg_last_error(h));
+    t.compute = HG_COMPUTE_16F;
+    t.size = offsetof(hg_matmul_desc, compute); /* built against 0.2: 32F */
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_NOT_SUPPORTED, "a size short of compute is 32F: %s", hg_last_error(h));
+    t.size = sizeof t;
+    CHECK(hg_set_kernel(h, HG_KERNEL_SM90_128X256X64_S4_C2X1_TN) == HG_STATUS_SUCCESS &&
+              hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && k == HG_KERNEL_SM90_128X256X64_S4_C2X1_TN,
+          "an fp32 row serves 16F: %s", hg_last_error(h));
+    CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "back to AUTO");
+    static const int64_t c16_dims[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {1, 4096, 4096}, {300, 700, 130}};
+    for (size_t i = 0; i < sizeof c16_dims / sizeof c16_dims[0]; i++) {
+        t.m = c16_dims[i][0], t.n = c16_dims[i][1], t.k = c16_dims[i][2], t.lda = t.ldb = t.k, t.ldc = t.n;
+        const hg__kernel_entry *e = NULL;
+        t.compute = HG_COMPUTE_32F;
+        CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && (e = hg__find_kernel(k)) != NULL && !e->acc16,
+              "%lld x %lld x %lld, 32F: %s accumulates in fp32", (long long)t.m, (long long)t.n, (long long)t.k,
+              hg_kernel_name(k));
+        t.compute = HG_COMPUTE_16F;
+        CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && (e = hg__find_kernel(k)) != NULL &&
+                  (e->acc16 || t.m < 4096),
+              "%lld x %lld x %lld, 16F: %s (an _f16acc row on the large ones)", (long long)t.m, (long long)t.n,
+              (long long)t.k, hg_kernel_name(k));
+    }
 
     /* hg_matmul_plan and hg_matmul_workspace_size: their refusals, then the
      * plain call planned as hg_plan plans it, and with an epilogue a kernel
      * that fuses one, over a spread of shapes. */
     size_t bytes = 1, plain_bytes = 0;
+    k = HG_KERNEL_AUTO;
     CHECK(hg_matmul_plan(NULL, &d, &k) == HG_STATUS_INVALID_VALUE, "plan: NULL handle");
     CHECK(hg_matmul_plan(h, NULL, &k) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "hg_matmul_plan: desc"),
           "plan: NULL desc: %s", hg_last_error(h));

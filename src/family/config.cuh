@@ -18,6 +18,8 @@
  */
 #pragma once
 
+#include <type_traits>
+
 #include "../kernels/common.cuh"
 
 /* The family's tensor maps: (inner, outer, batch), the batch a strided
@@ -25,7 +27,7 @@
 static constexpr int HG_FAM_MAP_RANK = 3;
 
 template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_, bool A_MN_, bool B_MN_,
-          bool C_THREAD_, bool SWAP_AB_>
+          bool C_THREAD_, bool SWAP_AB_, bool ACC16_>
 struct hg_fam_cfg {
     /* ---- the table's choices ---- */
     static constexpr int BM = BM_;         /* tile rows (m) per CTA */
@@ -61,6 +63,12 @@ struct hg_fam_cfg {
      * staged TMA-store epilogue (epilogue.cuh). */
     static constexpr bool C_THREAD = C_THREAD_;
     static_assert(C_THREAD || !SWAP_AB, "a swapped kernel writes C^T per thread (no TMA store of a transpose)");
+    /* true: fp16 accumulators (hg_matmul's HG_COMPUTE_16F; fp16 inputs
+     * only), two halves a register: half the registers of fp32's, so a
+     * consumer holds two m64n256 atoms (the 256 x 256 tile). The epilogue
+     * and the stream-K sums read them as fp32 pairs (hg_acc_pair). */
+    static constexpr bool ACC16 = ACC16_;
+    static_assert(!ACC16 || !C_THREAD, "fp16 accumulators go through the staged epilogue only");
 
     /* ---- element and instruction geometry ---- */
     static constexpr int ELEM_BYTES = 2;               /* fp16 / bf16 */
@@ -81,7 +89,11 @@ struct hg_fam_cfg {
     static constexpr int WG_M = BM / CONSUMERS;          /* rows per consumer */
     static constexpr int M_ATOMS = WG_M / MMA_M;         /* m64 wgmmas per k16 slice */
     static constexpr int ACC_ATOM = BN / 2;              /* accumulator floats per thread per atom (m64nBN) */
-    static constexpr int ACC = M_ATOMS * ACC_ATOM;       /* accumulator floats per thread */
+    static constexpr int ACC = M_ATOMS * ACC_ATOM;       /* accumulator elements per thread */
+    using acc_t = std::conditional_t<ACC16, uint32_t, float>; /* one accumulator register */
+    static constexpr int ACC_PER_REG = ACC16 ? 2 : 1;
+    static constexpr int ACC_REGS = ACC / ACC_PER_REG;        /* accumulator registers per thread */
+    static constexpr int ACC_ATOM_REGS = ACC_ATOM / ACC_PER_REG;
     /* setmaxnreg: at entry each thread has 65536 / THREADS registers
      * (__launch_bounds__(THREADS, 1)); the producer gives up what the
      * consumers take. */
@@ -152,7 +164,8 @@ struct hg_fam_cfg {
     static constexpr int EPI_CHUNK_BYTES = EPI_ROWS * EPI_COLS * ELEM_BYTES;
     static constexpr int EPI_SLOTS = 2;                           /* per consumer: fill one while one stores */
     static constexpr int EPI_COL_CHUNKS = BN / EPI_COLS;
-    static constexpr int EPI_ACC_PER_CHUNK = EPI_COLS / 2;        /* fragment floats covering 64 columns */
+    static constexpr int EPI_ACC_PER_CHUNK = EPI_COLS / 2;        /* fragment elements covering 64 columns */
+    static constexpr int EPI_REGS_PER_CHUNK = EPI_ACC_PER_CHUNK / ACC_PER_REG;
     static constexpr int SWIZZLE_UNIT_BYTES = 16;                 /* the swizzle permutes 16-byte units ... */
     static constexpr int SWIZZLE_ROWS = SWIZZLE_ATOM_BYTES / ROW_BYTES; /* ... by row mod 8 */
     /* With beta != 0 the producer pulls the tile's C into L2 this many k
@@ -191,7 +204,7 @@ struct hg_fam_cfg {
     static constexpr int SK_SLOTS = 2;
     static constexpr int SK_MAX_SPLIT = HG_FAM_SK_MAX_SPLIT(BM, BN); /* pieces per tile at most */
     static constexpr bool SK_TREE = HG_FAM_SK_TREE(BM, BN);          /* two-level fixup (scheduler.cuh) */
-    static constexpr int SK_GROUP_FLOATS = ACC * WG_THREADS;
+    static constexpr int SK_GROUP_FLOATS = ACC_REGS * WG_THREADS; /* a consumer's partial, its registers' bits */
     static constexpr size_t SK_WORKER_BYTES = (size_t)CLUSTER * SK_SLOTS * CONSUMERS * SK_GROUP_FLOATS * sizeof(float);
 
     static_assert(BK == 64, "the descriptors assume 128-byte swizzled rows of 64 elements");
@@ -204,7 +217,7 @@ struct hg_fam_cfg {
                   "BN: one wgmma wide, and whole 64-column chunks for the staged epilogue");
     static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 192 || BN == 256,
                   "no wgmma wrapper for this BN (tools/gen_wgmma.py)");
-    static_assert(ACC % 4 == 0, "stream-K partials move float4s");
+    static_assert(ACC_REGS % 4 == 0, "stream-K partials move float4s");
     static_assert(CLUSTER == 1 || CLUSTER == 2, "a cluster of 1 or 2 CTAs");
     static_assert(A_BOX_ROWS <= 256 && B_BOX_ROWS <= 256, "a TMA box is at most 256 rows");
     static_assert(A_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 && B_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 &&
@@ -213,5 +226,28 @@ struct hg_fam_cfg {
     static_assert(SMEM_BYTES <= SMEM_LIMIT, "the configuration does not fit in shared memory");
     static_assert(CONSUMERS * WG_THREADS * REGS_CONSUMER + WG_THREADS * REGS_PRODUCER <= THREADS * REGS_AT_ENTRY,
                   "the consumers' registers are not covered by the producer's");
-    static_assert(ACC <= 160, "the accumulator must fit in the consumers' registers without spilling");
+    static_assert(ACC_REGS <= 160, "the accumulator must fit in the consumers' registers without spilling");
 };
+
+/* The accumulator registers, fp32 or fp16 pairs (Cfg::ACC16), as the
+ * epilogue and the stream-K sums see them. hg_acc_pair: fragment elements
+ * i and i + 1 (i even) as floats. */
+static __device__ __forceinline__ void hg_acc_pair(const float *acc, int i, float *v0, float *v1)
+{
+    *v0 = acc[i], *v1 = acc[i + 1];
+}
+static __device__ __forceinline__ void hg_acc_pair(const uint32_t *acc, int i, float *v0, float *v1)
+{
+    const __half2 h = *(const __half2 *)&acc[i / 2];
+    *v0 = __low2float(h), *v1 = __high2float(h);
+}
+/* A register's bits as a float (a partial is stored as float4s) ... */
+static __device__ __forceinline__ float hg_acc_bits(float v) { return v; }
+static __device__ __forceinline__ float hg_acc_bits(uint32_t v) { return __uint_as_float(v); }
+/* ... and a partial's register added to an accumulator register. */
+static __device__ __forceinline__ void hg_acc_add(float *a, float x) { *a += x; }
+static __device__ __forceinline__ void hg_acc_add(uint32_t *a, float x)
+{
+    const __half2 s = __hadd2(*(const __half2 *)a, *(const __half2 *)&x);
+    *a = *(const uint32_t *)&s;
+}

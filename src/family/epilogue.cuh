@@ -88,7 +88,7 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
      * pair in the consumer's copy (bias_smem), pair j PAIR_COLS / 2 further,
      * read as it is used (read ahead into registers, it spilled). */
     template <class FIN>
-    static __device__ __forceinline__ void stage(uint8_t *slot, const float *frag, const hg_epilogue &epi,
+    static __device__ __forceinline__ void stage(uint8_t *slot, const typename Cfg::acc_t *frag, const hg_epilogue &epi,
                                                  const uint32_t *bias, int ctid)
     {
         const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
@@ -100,7 +100,9 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 uint32_t *dst = (uint32_t *)(slot + swizzled(r + PAIR_COLS * h, c + PAIR_COLS * j));
-                float v0 = epi.alpha * frag[4 * j + 2 * h], v1 = epi.alpha * frag[4 * j + 2 * h + 1];
+                float v0, v1;
+                hg_acc_pair(frag, 4 * j + 2 * h, &v0, &v1);
+                v0 *= epi.alpha, v1 *= epi.alpha;
                 if (with_c) {
                     const uint32_t old = *dst;
                     v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old & 0xFFFF));
@@ -162,7 +164,8 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
      * (at next_row0, next_col0, when has_next) is loaded into the other slot
      * while this one is staged. */
     template <class FIN>
-    __device__ __forceinline__ void chunk(const CUtensorMap *map_c, const float *frag, const hg_epilogue &epi,
+    __device__ __forceinline__ void chunk(const CUtensorMap *map_c, const typename Cfg::acc_t *frag,
+                                          const hg_epilogue &epi,
                                           int64_t row0, int64_t col0, int bias_off, int ctid, int bar_id,
                                           bool loaded, bool has_next, int64_t next_row0, int64_t next_col0)
     {
@@ -210,7 +213,8 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
      * [col0, col0 + BN); first_loaded: load_first loaded the first chunk.
      * Chunks go row of atoms by row, those inside C only. Every branch is
      * uniform over the warp group. */
-    __device__ __forceinline__ void tile(const CUtensorMap *map_c, const float *acc, const hg_epilogue &epi,
+    __device__ __forceinline__ void tile(const CUtensorMap *map_c, const typename Cfg::acc_t *acc,
+                                         const hg_epilogue &epi,
                                          int64_t row0, int64_t col0, int ctid, int bar_id, bool first_loaded)
     {
         hg_fin_dispatch<EPI>(epi, [&](auto fin) {
@@ -220,7 +224,8 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
 
     /* tile() with the bias and activation FIN. */
     template <class FIN>
-    __device__ __forceinline__ void tile_as(const CUtensorMap *map_c, const float *acc, const hg_epilogue &epi,
+    __device__ __forceinline__ void tile_as(const CUtensorMap *map_c, const typename Cfg::acc_t *acc,
+                                            const hg_epilogue &epi,
                                             int64_t row0, int64_t col0, int ctid, int bar_id, bool first_loaded)
     {
         bool loaded = first_loaded;
@@ -239,7 +244,7 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
                     nr0 = r0 + Cfg::EPI_ROWS, nc0 = col0;
                     has_next = i + 1 < Cfg::M_ATOMS && nr0 < epi.m;
                 }
-                chunk<FIN>(map_c, acc + i * Cfg::ACC_ATOM + q * Cfg::EPI_ACC_PER_CHUNK, epi, r0, c0,
+                chunk<FIN>(map_c, acc + i * Cfg::ACC_ATOM_REGS + q * Cfg::EPI_REGS_PER_CHUNK, epi, r0, c0,
                            q * Cfg::EPI_COLS, ctid, bar_id, loaded, has_next, nr0, nc0);
                 loaded = has_next;
             }

@@ -13,6 +13,9 @@
 #include "kernel.cuh"
 
 template <class Cfg, int DT> struct hg_fam_host {
+    /* fp16 accumulators take fp16 inputs: no bf16 kernel of such a row. */
+    static constexpr bool BUILT = !Cfg::ACC16 || DT == 0;
+
     typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap, hg_epilogue, hg_sk_plan,
                               hg_fam_sched<Cfg>, float *, uint32_t *);
 
@@ -60,6 +63,7 @@ template <class Cfg, int DT> struct hg_fam_host {
         const char *why = Cfg::C_THREAD ? hg__tma_layout_ab_can_serve(p, d, Cfg::OP_A, Cfg::OP_B)
                                         : hg__tma_layout_can_serve(p, d, Cfg::OP_A, Cfg::OP_B);
         if (why) return why;
+        if (Cfg::ACC16 && p->dtype != HG_F16) return "accumulates in fp16, which takes fp16 inputs only.";
         if (!Cfg::BATCHES && p->batch > 1)
             return "runs one product per call (its consumers have no register to hold the product of a batch; config.cuh).";
         if ((why = hg__tma_batch_can_serve(p, !Cfg::C_THREAD)) != NULL) return why;
@@ -72,8 +76,12 @@ template <class Cfg, int DT> struct hg_fam_host {
 
     static size_t workspace(const hg__problem *p, const hg__device *d)
     {
-        if (p->m == 0 || p->n == 0 || can_serve(p, d) != NULL) return 0; /* can_serve refuses k = 0 */
-        return grid_of(p, d).ws_need;
+        if constexpr (!BUILT) {
+            return 0;
+        } else {
+            if (p->m == 0 || p->n == 0 || can_serve(p, d) != NULL) return 0; /* can_serve refuses k = 0 */
+            return grid_of(p, d).ws_need;
+        }
     }
 
     static hg_status launch_t(const char *name, const hg__problem *p, const hg__device *d, cudaStream_t stream,
@@ -131,7 +139,8 @@ template <class Cfg, int DT> struct hg_fam_host {
             hg__err_set(e, "kernel %s %s", name, why);
             return HG_STATUS_NOT_SUPPORTED;
         }
-        return launch_t(name, p, d, (cudaStream_t)s, e);
+        if constexpr (BUILT) return launch_t(name, p, d, (cudaStream_t)s, e);
+        else return HG_STATUS_INTERNAL_ERROR; /* can_serve refused this dtype above */
     }
 };
 
@@ -140,11 +149,11 @@ template <class Cfg, int DT> struct hg_fam_host {
 #define HG_FAM_KERNEL_A_MN(layout, swap) ((swap) ? HG_FAM_OP_B_##layout == HG_OP_N : HG_FAM_OP_A_##layout == HG_OP_T)
 #define HG_FAM_KERNEL_B_MN(layout, swap) ((swap) ? HG_FAM_OP_A_##layout == HG_OP_T : HG_FAM_OP_B_##layout == HG_OP_N)
 /* Each row as a type, hg__cfg_<name>. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed)               \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, acc, layout, speed)               \
     typedef hg_fam_cfg<bm, bn, stages, cm, cn, (early) != 0, HG_FAM_KERNEL_A_MN(layout, swap),                 \
-                       HG_FAM_KERNEL_B_MN(layout, swap), (c_thread) != 0, (swap) != 0>                         \
+                       HG_FAM_KERNEL_B_MN(layout, swap), (c_thread) != 0, (swap) != 0, HG_FAM_ACC16_##acc != 0> \
         hg__cfg_##name;                                                                                        \
-    static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn) == hg__cfg_##name::SK_WORKER_BYTES,                   \
+    static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn, HG_FAM_ACC16_##acc) == hg__cfg_##name::SK_WORKER_BYTES, \
                   "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");
 #include "configs.def"
 #undef HG_FAMILY_CONFIG
@@ -158,7 +167,7 @@ template <class Cfg, int DT> struct hg_fam_host {
     extern "C" hg_status HG_FAM_DT_FN(name, launch, dt)(const hg__problem *p, const hg__device *d,             \
                                                         struct CUstream_st *s, hg__err *e);                    \
     extern "C" size_t HG_FAM_DT_FN(name, workspace, dt)(const hg__problem *p, const hg__device *d);
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, layout, speed) \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, acc, layout, speed) \
     HG_FAM_DECLARE_DT(name, f16) HG_FAM_DECLARE_DT(name, bf16)
 #include "configs.def"
 #undef HG_FAMILY_CONFIG

@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         out.phases = 0;
         out.batch = 0;
         out.bias_smem = (uint32_t *)(cta.smem + Cfg::OFF_BIAS) + wg * (Cfg::BN / 2);
-        float acc[Cfg::ACC];
+        typename Cfg::acc_t acc[Cfg::ACC_REGS];
         hg_pipe_cursor cur = hg_pipe_consumer_start();
         hg_prof_consumer pr = hg_prof_consumer::start(hg_fam_prof_rows<Cfg>(), wg, ctid);
 
@@ -125,10 +125,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         int64_t offset_m, offset_n;
         while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n, &out.batch)) {
 #pragma unroll
-            for (int i = 0; i < Cfg::ACC; i++) acc[i] = 0.0f;
+            for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0; /* 0.0f, or two fp16 zeros */
             /* Pin the zeros before the first wgmma.fence, so no move of them
              * lands between wgmmas (ptxas would then serialize them). */
-            hg_acc_fence<Cfg::ACC>(acc);
+            hg_acc_fence<Cfg::ACC_REGS>(acc);
             const int64_t row0 = offset_m + (int64_t)wg * Cfg::WG_M;
             const uint32_t t_piece = hg_prof_clock();
             pr.kblocks += (uint32_t)(pc.k_end - pc.k_begin), pr.pieces++;

@@ -77,7 +77,7 @@ template <class Cfg, bool MN> static __device__ __forceinline__ uint64_t hg_fam_
  * addition never carries out of the field). */
 
 template <class Cfg, int DT>
-static __device__ __forceinline__ void hg_fam_mma_stage(float *acc, uint32_t a, uint32_t b)
+static __device__ __forceinline__ void hg_fam_mma_stage(typename Cfg::acc_t *acc, uint32_t a, uint32_t b)
 {
     const uint64_t db = hg_fam_desc<Cfg, Cfg::B_MN>(b);
     uint64_t da[Cfg::M_ATOMS];
@@ -89,7 +89,7 @@ static __device__ __forceinline__ void hg_fam_mma_stage(float *acc, uint32_t a, 
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++)
             hg_wgmma_m64k16<Cfg::BN, DT, Cfg::TRANS_A, Cfg::TRANS_B>(
-                acc + i * Cfg::ACC_ATOM, da[i] + kk * Cfg::A_DESC_K_STEP, db + kk * Cfg::B_DESC_K_STEP, 1);
+                acc + i * Cfg::ACC_ATOM_REGS, da[i] + kk * Cfg::A_DESC_K_STEP, db + kk * Cfg::B_DESC_K_STEP, 1);
     hg_wgmma_commit_group();
 }
 
@@ -123,7 +123,8 @@ static __device__ __forceinline__ void hg_fam_consumer_wait(const hg_pipeline &p
  * released before it returns, so the producer fills the next piece's stages
  * while this one's epilogue runs. */
 template <class Cfg, int DT>
-static __device__ __forceinline__ void hg_fam_consume(float *acc, const hg_pipeline &pipe, hg_pipe_cursor *cur,
+static __device__ __forceinline__ void hg_fam_consume(typename Cfg::acc_t *acc, const hg_pipeline &pipe,
+                                                      hg_pipe_cursor *cur,
                                                       uint8_t *smem, int wg, int ctid, int64_t k_count,
                                                       hg_prof_consumer *pr)
 {
@@ -137,7 +138,7 @@ static __device__ __forceinline__ void hg_fam_consume(float *acc, const hg_pipel
             const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
             hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES);
             hg_wgmma_wait_group<0>();
-            hg_acc_fence<Cfg::ACC>(acc);
+            hg_acc_fence<Cfg::ACC_REGS>(acc);
             if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_consumer_barrier(pipe, *cur));
             hg_pipe_advance(pipe, cur);
         }
@@ -163,7 +164,7 @@ static __device__ __forceinline__ void hg_fam_consume(float *acc, const hg_pipel
             hg_pipe_advance(pipe, cur);
         }
         hg_wgmma_wait_group<0>();
-        hg_acc_fence<Cfg::ACC>(acc);
+        hg_acc_fence<Cfg::ACC_REGS>(acc);
         if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_prev_consumer_barrier(pipe, *cur));
     }
 }

@@ -70,29 +70,32 @@ static __device__ __forceinline__ float4 *hg_fam_sk_partial(float *ws, int64_t w
 }
 
 /* Leaves acc at `dst` (a partial's place, this thread's first float4). */
-template <class Cfg> static __device__ __forceinline__ void hg_fam_sk_leave(const float *acc, float4 *dst)
+template <class Cfg>
+static __device__ __forceinline__ void hg_fam_sk_leave(const typename Cfg::acc_t *acc, float4 *dst)
 {
 #pragma unroll
-    for (int i = 0; i < Cfg::ACC / 4; i++)
-        __stcg(dst + i * Cfg::WG_THREADS, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+    for (int i = 0; i < Cfg::ACC_REGS / 4; i++)
+        __stcg(dst + i * Cfg::WG_THREADS, make_float4(hg_acc_bits(acc[4 * i]), hg_acc_bits(acc[4 * i + 1]),
+                                                      hg_acc_bits(acc[4 * i + 2]), hg_acc_bits(acc[4 * i + 3])));
 }
 
 /* Sums into acc, in worker order, the partials that workers v0, v0 + step,
  * ... <= v1 left for tail tile j (deterministic: the order never depends on
  * timing). */
 template <class Cfg>
-static __device__ __forceinline__ void hg_fam_sk_gather(float *acc, const hg_sk_plan &plan, int64_t j, int64_t v0,
-                                                        int64_t v1, int64_t step, uint32_t rank, int wg, int ctid,
-                                                        float *ws)
+static __device__ __forceinline__ void hg_fam_sk_gather(typename Cfg::acc_t *acc, const hg_sk_plan &plan, int64_t j,
+                                                        int64_t v0, int64_t v1, int64_t step, uint32_t rank, int wg,
+                                                        int ctid, float *ws)
 {
 #pragma unroll
-    for (int i = 0; i < Cfg::ACC; i++) acc[i] = 0.0f;
+    for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0; /* 0.0f, or two fp16 zeros */
     for (int64_t v = v0; v <= v1; v += step) {
         const float4 *part = hg_fam_sk_partial<Cfg>(ws, v, rank, hg_sk_slot_of(&plan, v, j), wg) + ctid;
 #pragma unroll
-        for (int i = 0; i < Cfg::ACC / 4; i++) {
+        for (int i = 0; i < Cfg::ACC_REGS / 4; i++) {
             float4 x = __ldcg(part + i * Cfg::WG_THREADS);
-            acc[4 * i] += x.x, acc[4 * i + 1] += x.y, acc[4 * i + 2] += x.z, acc[4 * i + 3] += x.w;
+            hg_acc_add(&acc[4 * i], x.x), hg_acc_add(&acc[4 * i + 1], x.y);
+            hg_acc_add(&acc[4 * i + 2], x.z), hg_acc_add(&acc[4 * i + 3], x.w);
         }
     }
 }
@@ -130,7 +133,8 @@ static __device__ __forceinline__ bool hg_fam_sk_arrive(uint32_t *count, int64_t
  * SK_SLOTS) * CONSUMERS per SM in all, as tail tiles < workers and workers x
  * CLUSTER <= SMs. */
 template <class Cfg>
-static __device__ __forceinline__ bool hg_fam_sk_fixup(float *acc, const hg_sk_plan &plan, const hg_sk_piece &pc,
+static __device__ __forceinline__ bool hg_fam_sk_fixup(typename Cfg::acc_t *acc, const hg_sk_plan &plan,
+                                                       const hg_sk_piece &pc,
                                                        int64_t worker, uint32_t rank, int wg, int ctid, int bar_id,
                                                        volatile uint32_t *last_flag, float *ws, uint32_t *counters)
 {

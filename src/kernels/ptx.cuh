@@ -258,6 +258,13 @@ template <int NREG> static __device__ __forceinline__ void hg_acc_fence(float *d
     for (int i = 0; i < NREG; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+/* ... fp16 accumulators (two halves a register). */
+template <int NREG> static __device__ __forceinline__ void hg_acc_fence(uint32_t *d)
+{
+#pragma unroll
+    for (int i = 0; i < NREG; i++) asm volatile("" : "+r"(d[i])::"memory");
+}
+
 /* Shared-memory matrix descriptor (9.7.15.5.1), 128-byte swizzle, K-major:
  * rows of 64 halfwords (128 B), 8-row swizzle atoms 1024 B apart (SBO); the
  * leading byte offset is unused for swizzled K-major layouts (set to 1). The
@@ -317,6 +324,16 @@ static __device__ __forceinline__ void hg_wgmma_m64k16(float *d, uint64_t da, ui
         if constexpr (DT == 0) hg_wgmma_m64n256k16_f32_f16<TA, TB>(d, da, db, scale_d);
         else hg_wgmma_m64n256k16_f32_bf16<TA, TB>(d, da, db, scale_d);
     }
+}
+
+/* ... fp16 accumulate (fp16 inputs only: wgmma accumulates bf16 in fp32). */
+template <int N, int DT, int TA = 0, int TB = 0>
+static __device__ __forceinline__ void hg_wgmma_m64k16(uint32_t *d, uint64_t da, uint64_t db, int scale_d)
+{
+    static_assert(DT == 0, "fp16 accumulators take fp16 inputs only");
+    static_assert(N == 128 || N == 256, "no fp16-accumulate wrapper for this N (tools/gen_wgmma.py)");
+    if constexpr (N == 128) hg_wgmma_m64n128k16_f16_f16<TA, TB>(d, da, db, scale_d);
+    else hg_wgmma_m64n256k16_f16_f16<TA, TB>(d, da, db, scale_d);
 }
 
 /* ---- 9.7.19.5 setmaxnreg -------------------------------------------------- */

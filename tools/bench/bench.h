@@ -93,6 +93,7 @@ typedef struct {
     int64_t batch;          /* --batch: products of a strided batch, packed one after another */
     bool bias;              /* --bias: hg_matmul with a random bias of n elements */
     hg_activation act;      /* --act */
+    hg_compute compute;     /* --compute: hg_matmul's accumulation, and cuBLAS's */
     int repeat, warmup;
     double cooldown;
     double timeout; /* seconds one wait for the GPU may take; 0: forever */
@@ -205,7 +206,7 @@ typedef struct {
     double best_ms; /* cublas-best's ms, NaN when it has none */
 } report;
 
-#define NFIELDS 39
+#define NFIELDS 40
 typedef struct {
     const char *key;
     char val[320];

@@ -110,7 +110,10 @@ static bool lt_setup(bench *b)
     cublasOperation_t ta = cublas_op(o->opB), tb = cublas_op(o->opA);
     cudaDataType_t dt = cuda_type(o->dtype);
     if (!cb(b, cublasLtCreate(&b->lt), "cublasLtCreate") ||
-        !cb(b, cublasLtMatmulDescCreate(&b->lt_desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate") ||
+        !cb(b,
+            o->compute == HG_COMPUTE_16F ? cublasLtMatmulDescCreate(&b->lt_desc, CUBLAS_COMPUTE_16F, CUDA_R_16F)
+                                         : cublasLtMatmulDescCreate(&b->lt_desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+            "cublasLtMatmulDescCreate") ||
         !cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta),
             "setting TRANSA") ||
         !cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb),
@@ -234,7 +237,9 @@ static bool choose_samples(bench *b)
         const double pre = hg__ref_element_abs(&p, b->hA + prod * sa, b->hB + prod * sb, b->hC0 ? b->hC0 + prod * sc : NULL,
                                                b->si[s] % o->m, b->sj[s], &abs_sum);
         b->sref[s] = hg__ref_activation(o->act, pre);
-        b->sbound[s] = hg__check_bound_act(o->dtype, o->act, b->sref[s], pre - hg__ref_bias(&p, b->sj[s]), abs_sum,
+        b->sbound[s] = o->compute == HG_COMPUTE_16F
+                           ? hg__check_bound_16f(o->act, b->sref[s], abs_sum, o->k)
+                           : hg__check_bound_act(o->dtype, o->act, b->sref[s], pre - hg__ref_bias(&p, b->sj[s]), abs_sum,
                                            hg__has_epilogue(&p));
     }
     return true;
@@ -264,7 +269,7 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
     if (l->kind == SEL_HG && l->variant > 0) return launch_v6_variant(b, l->variant, A, B, C, err, n);
     if (l->kind == SEL_HG) {
         hg_status s;
-        if (o->bias || o->act != HG_ACT_NONE || o->batch > 1) {
+        if (o->bias || o->act != HG_ACT_NONE || o->batch > 1 || o->compute != HG_COMPUTE_32F) {
             const hg_matmul_desc d = call_desc(o, A, b->lda, B, b->ldb, C, b->ldc, b->d_bias);
             s = hg_matmul(b->h, &d);
         } else {
@@ -281,23 +286,28 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
     }
     cublasStatus_t s;
     const char *what;
+    /* With --compute 16f cuBLAS accumulates in fp16 and takes fp16 scalars. */
+    const bool c16 = o->compute == HG_COMPUTE_16F;
+    const uint16_t alpha_h = hg__f32_to_f16(alpha), beta_h = hg__f32_to_f16(beta);
+    const void *sa_ptr = c16 ? (const void *)&alpha_h : (const void *)&alpha;
+    const void *sb_ptr = c16 ? (const void *)&beta_h : (const void *)&beta;
+    const cublasComputeType_t ct = c16 ? CUBLAS_COMPUTE_16F : CUBLAS_COMPUTE_32F;
     if (l->kind == SEL_CUBLAS && o->batch > 1) {
         cudaDataType_t dt = cuda_type(o->dtype);
         int64_t sa, sb, sc;
         batch_strides(o, &sa, &sb, &sc);
         s = cublasGemmStridedBatchedEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m,
-                                       (int)o->k, &alpha, B, dt, (int)b->ldb, sb, A, dt, (int)b->lda, sa, &beta, C, dt,
-                                       (int)b->ldc, sc, (int)o->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                                       (int)o->k, sa_ptr, B, dt, (int)b->ldb, sb, A, dt, (int)b->lda, sa, sb_ptr, C, dt,
+                                       (int)b->ldc, sc, (int)o->batch, ct, CUBLAS_GEMM_DEFAULT);
         what = "cublasGemmStridedBatchedEx";
     } else if (l->kind == SEL_CUBLAS) {
         /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
         cudaDataType_t dt = cuda_type(o->dtype);
-        s = cublasGemmEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m, (int)o->k, &alpha, B,
-                         dt, (int)b->ldb, A, dt, (int)b->lda, &beta, C, dt, (int)b->ldc, CUBLAS_COMPUTE_32F,
-                         CUBLAS_GEMM_DEFAULT);
+        s = cublasGemmEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m, (int)o->k, sa_ptr, B,
+                         dt, (int)b->ldb, A, dt, (int)b->lda, sb_ptr, C, dt, (int)b->ldc, ct, CUBLAS_GEMM_DEFAULT);
         what = "cublasGemmEx";
     } else {
-        s = cublasLtMatmul(b->lt, b->lt_desc, &alpha, B, b->lt_a, A, b->lt_b, &beta, C, b->lt_c, C, b->lt_c, l->algo,
+        s = cublasLtMatmul(b->lt, b->lt_desc, sa_ptr, B, b->lt_a, A, b->lt_b, sb_ptr, C, b->lt_c, C, b->lt_c, l->algo,
                            b->lt_ws, LT_WORKSPACE, b->stream);
         what = "cublasLtMatmul";
     }

@@ -32,6 +32,7 @@ hg_matmul_desc call_desc(const options *o, const void *A, int64_t lda, const voi
     /* A batch's products packed one after another; one bias for all. */
     d.batch_count = o->batch;
     batch_strides(o, &d.stride_a, &d.stride_b, &d.stride_c);
+    d.compute = o->compute;
     return d;
 }
 
@@ -67,6 +68,10 @@ void usage(FILE *f)
             "                           packed one after another; cublas runs\n"
             "                           cublasGemmStridedBatchedEx, cublas-best cuBLASLt with\n"
             "                           the batch (default 1)\n"
+            "  --compute 32f|16f        the accumulation (hg_matmul's compute; fp16 only for\n"
+            "                           16f): 16f lets the _f16acc kernels run, cublas and\n"
+            "                           cublas-best run CUBLAS_COMPUTE_16F, and the check's\n"
+            "                           bound widens to fp16 accumulation's (default 32f)\n"
             "  --bias  --act relu|gelu  hg_matmul's epilogue: a bias per column of C (random)\n"
             "                           and an activation; cublas-best runs cuBLASLt's own\n"
             "                           (CUBLASLT_EPILOGUE_GELU_BIAS and the like), cublas\n"
@@ -260,6 +265,10 @@ int parse_option(options *o, const char *name, const char *v)
     } else if (strcmp(name, "--batch") == 0) {
         if (!parse_i64(v, 1, INT32_MAX, &i64)) return usage_error("bad --batch '%s' (1 to 2^31 - 1)", v);
         o->batch = i64;
+    } else if (strcmp(name, "--compute") == 0) {
+        if (strcasecmp(v, "32f") == 0) o->compute = HG_COMPUTE_32F;
+        else if (strcasecmp(v, "16f") == 0) o->compute = HG_COMPUTE_16F;
+        else return usage_error("bad --compute '%s' (32f or 16f)", v);
     } else if (strcmp(name, "--act") == 0) {
         if (strcasecmp(v, "none") == 0) o->act = HG_ACT_NONE;
         else if (strcasecmp(v, "relu") == 0) o->act = HG_ACT_RELU;
@@ -305,6 +314,7 @@ int parse_args(int argc, char **argv, options *o)
     o->kernel_arg = "all";
     o->m = o->n = o->k = 8192;
     o->batch = 1;
+    o->compute = HG_COMPUTE_32F;
     set_layout(o, "TN");
     o->dtype = HG_F16;
     o->alpha = 1.0f;
@@ -356,5 +366,7 @@ int parse_args(int argc, char **argv, options *o)
     if (o->lda && o->lda < row_a) return usage_error("--lda %lld is below A's row length %lld", (long long)o->lda, (long long)row_a);
     if (o->ldb && o->ldb < row_b) return usage_error("--ldb %lld is below B's row length %lld", (long long)o->ldb, (long long)row_b);
     if (o->ldc && o->ldc < o->n) return usage_error("--ldc %lld is below n = %lld", (long long)o->ldc, (long long)o->n);
+    if (o->compute == HG_COMPUTE_16F && o->dtype != HG_F16)
+        return usage_error("--compute 16f takes --dtype f16 (no kernel accumulates bf16 in 16 bits)");
     return 0;
 }

@@ -81,6 +81,7 @@ static int row_fields(const report *rep, const result *r, field *f)
     fset(&f[n++], "device_kernel", false, "%s", r->ncu_done ? r->ncu_kernel : "");
     fset(&f[n++], "epilogue", false, "%s", epilogue_name(o));
     fset(&f[n++], "batch", true, "%lld", (long long)o->batch);
+    fset(&f[n++], "compute", false, "%s", o->compute == HG_COMPUTE_16F ? "16f" : "32f");
     fset(&f[n++], "note", false, "%s", r->note);
     return n;
 }
@@ -211,6 +212,9 @@ void print_header(const report *rep)
            o->cooldown, o->warmup, o->repeat, HOST_CALLS);
     if (o->fresh) printf("; median over %d fresh processes", o->fresh);
     printf("; %d cop%s of A, B, C\n", rep->copies, rep->copies == 1 ? "y" : "ies (L2 rotation)");
+    if (o->compute == HG_COMPUTE_16F)
+        printf("compute: 16f: hopgemm's _f16acc kernels and cuBLAS accumulate in fp16 (CUBLAS_COMPUTE_16F); the other "
+               "hopgemm kernels in fp32, for the error beside; the bound: 4 sigma of k/16 fp16 roundings\n");
     printf("check:   err = |x - ref| / (1 + |ref|) on %s entries vs float64; bound rtol |ref| + 2^-18 sum|terms|, "
            "rtol 2^%d (the tests' rule)%s\n",
            o->check_full ? "16384" : "1024", o->dtype == HG_BF16 ? -7 : -10,

@@ -39,6 +39,7 @@ int plan_kernels(const options *o)
     const void *bias = (const void *)(base + 3 * apart);
     p.bias = o->bias ? bias : NULL, p.act = o->act;
     p.batch = o->batch;
+    p.compute = o->compute;
     batch_strides(o, &p.stride_a, &p.stride_b, &p.stride_c);
 
     printf("plan: %s%lld x %lld x %lld, %s, %s, lda %lld, ldb %lld, ldc %lld, beta %g, on %s\n",
