@@ -18,7 +18,7 @@ from ._lib import HopgemmError, version  # noqa: F401  (public)
 from . import _lib
 
 __all__ = ["matmul", "bmm", "linear", "version", "HopgemmError"]
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 _DTYPES = {torch.float16: _lib.F16, torch.bfloat16: _lib.BF16}
 
