@@ -183,7 +183,7 @@ fi
 
 # The package's ctypes copy of hg_matmul_desc matches the header's, field for
 # field (a mismatch would pass wrong values, not fail); no torch needed.
-fields="size opA opB m n k alpha beta A lda B ldb C ldc dtype bias activation batch_count stride_a stride_b stride_c stride_bias"
+fields="size opA opB m n k alpha beta A lda B ldb C ldc dtype bias activation batch_count stride_a stride_b stride_c stride_bias compute"
 { echo '#include <stddef.h>'; echo '#include <stdio.h>'; echo '#include "hopgemm.h"'
   echo 'int main(void) {'; echo 'printf("%zu", sizeof(hg_matmul_desc));'
   for f in $fields; do echo "printf(\" $f:%zu\", offsetof(hg_matmul_desc, $f));"; done

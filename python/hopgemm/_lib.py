@@ -98,6 +98,7 @@ class MatmulDesc(ctypes.Structure):
         ("stride_b", _i64),
         ("stride_c", _i64),
         ("stride_bias", _i64),
+        ("compute", ctypes.c_int),  # HG_COMPUTE_32F (0) unless set
     ]
 
     def __init__(self, **fields):
