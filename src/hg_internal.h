@@ -515,6 +515,8 @@ double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16
 uint64_t hg__rng_next(uint64_t *state);
 void hg__fill_uniform(uint16_t *h, size_t count, hg_dtype dt, uint64_t *state, size_t period);
 double hg__check_bound(hg_dtype dt, double ref, double abs_sum);
+/* The output type's rounding in those bounds: 2^-10 fp16, 2^-7 bf16. */
+double hg__check_rtol(hg_dtype dt);
 /* The check's bound for HG_COMPUTE_16F (fp16 accumulators) on the tests' and
  * the tool's zero-mean random inputs: y the reference (after the
  * activation), abs_sum the sum of |terms|, k the product's depth. */

@@ -123,15 +123,20 @@ double hg__ref_bias(const hg__problem *p, int64_t j)
     return p->bias ? (double)hg__to_f32(((const uint16_t *)p->bias)[j], p->dtype) : 0.0;
 }
 
+double hg__check_rtol(hg_dtype dt) { return dt == HG_BF16 ? ldexp(1.0, -7) : ldexp(1.0, -10); }
+
+/* How much an activation can magnify an error in its input: 1 for none and
+ * ReLU, at most 1.13 for GELU. */
+static double act_slope(hg_activation act) { return act == HG_ACT_GELU_TANH ? 1.13 : 1.0; }
+
 double hg__check_bound_act(hg_dtype dt, hg_activation act, double y, double product, double abs_sum, int epilogue)
 {
     if (!epilogue) return hg__check_bound(dt, y, abs_sum);
-    /* The product's error passes through the activation's slope (1 for none
-     * and ReLU, at most 1.13 for GELU); the product may have been rounded to
-     * C's type before the bias and the activation (GENERIC applies them in a
-     * second pass). */
-    const double slope = act == HG_ACT_GELU_TANH ? 1.13 : 1.0;
-    const double rtol = dt == HG_BF16 ? ldexp(1.0, -7) : ldexp(1.0, -10);
+    /* The product's error passes through the activation's slope; the product
+     * may have been rounded to C's type before the bias and the activation
+     * (GENERIC applies them in a second pass). */
+    const double slope = act_slope(act);
+    const double rtol = hg__check_rtol(dt);
     return rtol * fabs(y) + slope * (rtol * fabs(product) + ldexp(abs_sum, -18)) + 1e-6;
 }
 
@@ -176,14 +181,12 @@ double hg__check_bound_16f(hg_activation act, double y, double abs_sum, int64_t 
      * positive) need a wider bound. */
     const double steps = k > 16 ? (double)k / 16.0 : 1.0;
     const double running = fabs(y) + (k > 0 ? abs_sum / sqrt((double)k) : 0.0);
-    const double slope = act == HG_ACT_GELU_TANH ? 1.13 : 1.0;
-    return ldexp(1.0, -10) * fabs(y) + slope * 4.0 * sqrt(steps) * ldexp(running, -11) + 1e-6;
+    return hg__check_rtol(HG_F16) * fabs(y) + act_slope(act) * 4.0 * sqrt(steps) * ldexp(running, -11) + 1e-6;
 }
 
 double hg__check_bound(hg_dtype dt, double ref, double abs_sum)
 {
-    const double rtol = dt == HG_BF16 ? ldexp(1.0, -7) : ldexp(1.0, -10);
-    return rtol * fabs(ref) + ldexp(abs_sum, -18) + 1e-7;
+    return hg__check_rtol(dt) * fabs(ref) + ldexp(abs_sum, -18) + 1e-7;
 }
 
 hg__device hg__device_h200_model(void)

@@ -251,7 +251,6 @@ void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *
 /* One product's elements of A, B and C: the batch's strides (packed). */
 void batch_strides(const options *o, int64_t *sa, int64_t *sb, int64_t *sc);
 size_t set_bytes_of(const options *o);
-double check_rtol(hg_dtype dt);
 double check_atol(const options *o);
 const char *status_name(rstatus s);
 void result_init(result *r, const char *name);

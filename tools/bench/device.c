@@ -289,25 +289,25 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
     /* With --compute 16f cuBLAS accumulates in fp16 and takes fp16 scalars. */
     const bool c16 = o->compute == HG_COMPUTE_16F;
     const uint16_t alpha_h = hg__f32_to_f16(alpha), beta_h = hg__f32_to_f16(beta);
-    const void *sa_ptr = c16 ? (const void *)&alpha_h : (const void *)&alpha;
-    const void *sb_ptr = c16 ? (const void *)&beta_h : (const void *)&beta;
+    const void *alpha_arg = c16 ? (const void *)&alpha_h : (const void *)&alpha;
+    const void *beta_arg = c16 ? (const void *)&beta_h : (const void *)&beta;
     const cublasComputeType_t ct = c16 ? CUBLAS_COMPUTE_16F : CUBLAS_COMPUTE_32F;
     if (l->kind == SEL_CUBLAS && o->batch > 1) {
         cudaDataType_t dt = cuda_type(o->dtype);
         int64_t sa, sb, sc;
         batch_strides(o, &sa, &sb, &sc);
         s = cublasGemmStridedBatchedEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m,
-                                       (int)o->k, sa_ptr, B, dt, (int)b->ldb, sb, A, dt, (int)b->lda, sa, sb_ptr, C, dt,
+                                       (int)o->k, alpha_arg, B, dt, (int)b->ldb, sb, A, dt, (int)b->lda, sa, beta_arg, C, dt,
                                        (int)b->ldc, sc, (int)o->batch, ct, CUBLAS_GEMM_DEFAULT);
         what = "cublasGemmStridedBatchedEx";
     } else if (l->kind == SEL_CUBLAS) {
         /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
         cudaDataType_t dt = cuda_type(o->dtype);
-        s = cublasGemmEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m, (int)o->k, sa_ptr, B,
-                         dt, (int)b->ldb, A, dt, (int)b->lda, sb_ptr, C, dt, (int)b->ldc, ct, CUBLAS_GEMM_DEFAULT);
+        s = cublasGemmEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m, (int)o->k, alpha_arg, B,
+                         dt, (int)b->ldb, A, dt, (int)b->lda, beta_arg, C, dt, (int)b->ldc, ct, CUBLAS_GEMM_DEFAULT);
         what = "cublasGemmEx";
     } else {
-        s = cublasLtMatmul(b->lt, b->lt_desc, sa_ptr, B, b->lt_a, A, b->lt_b, sb_ptr, C, b->lt_c, C, b->lt_c, l->algo,
+        s = cublasLtMatmul(b->lt, b->lt_desc, alpha_arg, B, b->lt_a, A, b->lt_b, beta_arg, C, b->lt_c, C, b->lt_c, l->algo,
                            b->lt_ws, LT_WORKSPACE, b->stream);
         what = "cublasLtMatmul";
     }
@@ -466,7 +466,7 @@ int bench_init(bench *b, const options *o)
     b->stride_a = round_up(b->na * 2, 256);
     b->stride_b = round_up(b->nb * 2, 256);
     b->stride_c = round_up(b->nc * 2, 256);
-    b->rtol = check_rtol(o->dtype);
+    b->rtol = hg__check_rtol(o->dtype);
     b->atol = check_atol(o);
     hg_status hs = hg_create(&b->h);
     if (hs != HG_STATUS_SUCCESS) {

@@ -80,18 +80,17 @@ size_t set_bytes_of(const options *o)
 }
 
 /* The check's bound |x - ref| <= atol + rtol |ref|: rtol is one unit in the
- * last place of the output type (rounding the result costs half of that);
- * atol grows like sqrt(k), as the rounding error of a k-term sum does. */
-double check_rtol(hg_dtype dt) { return dt == HG_BF16 ? ldexp(1.0, -7) : ldexp(1.0, -10); }
-
+ * last place of the output type (rounding the result costs half of that;
+ * hg__check_rtol, the tests' rule); atol grows like sqrt(k), as the rounding
+ * error of a k-term sum does. */
 double check_atol(const options *o)
 {
-    const double k = (double)o->k, alpha = fabs((double)o->alpha);
+    const double k = (double)o->k, alpha = fabs((double)o->alpha), rtol = hg__check_rtol(o->dtype);
     /* Two fp16 accumulations (ours and cuBLAS's CUBLAS_COMPUTE_16F) differ by
      * their roundings: k / 16 steps of 2^-11 of a running sum near sqrt(k)
      * (the inputs are zero-mean, |x| <= 1), 8 standard deviations. */
-    if (o->compute == HG_COMPUTE_16F) return check_rtol(o->dtype) + 8.0 * sqrt(k / 16.0) * ldexp(alpha * sqrt(k), -11);
-    return check_rtol(o->dtype) * (1.0 + alpha * sqrt(k));
+    if (o->compute == HG_COMPUTE_16F) return rtol + 8.0 * sqrt(k / 16.0) * ldexp(alpha * sqrt(k), -11);
+    return rtol * (1.0 + alpha * sqrt(k));
 }
 
 /* ---- Results ------------------------------------------------------------- */
