@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 #define HG_VERSION_MAJOR 0
-#define HG_VERSION_MINOR 3
+#define HG_VERSION_MINOR 4
 #define HG_VERSION_PATCH 0
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
@@ -97,8 +97,10 @@ typedef enum { HG_OP_N = 0, HG_OP_T = 1 } hg_op;
  * breaks that rule (any 2-byte aligned base and ldc), written per thread.
  * From 100 on, the configurations of hopgemm's own kernel family, named by
  * what they are: sm90_<tile m>x<tile n>x<k block>_s<stages>_c<cluster m>x<cluster n>
- * [_er: stages released early][_ct: C written per thread][_f16acc: fp16
- * accumulators, only for hg_matmul with HG_COMPUTE_16F]_<layout>. A _tn
+ * [_er: stages released early][_ct: C written per thread][_pp: ping-pong,
+ * each consumer warp group a whole tile, one's stores of C under the other's
+ * math][_f16acc: fp16 accumulators, only for hg_matmul with
+ * HG_COMPUTE_16F]_<layout>. A _tn
  * configuration serves what V0..V5 serve; _tt, _nn and _nt serve that layout
  * (tt: opA = N, opB = N; nn: opA = T, opB = T; nt: opA = T, opB = N) with the
  * same alignment rules; _ct also serves a C that breaks them. A _swap
@@ -137,7 +139,8 @@ typedef enum {
     HG_KERNEL_SM90_128X192X64_S4_C2X1_TN = 118,
     HG_KERNEL_SM90_128X128X64_S6_C2X1_TT = 119,
     HG_KERNEL_SM90_128X256X64_S4_C2X1_F16ACC_TN = 120,
-    HG_KERNEL_SM90_256X256X64_S3_C2X1_F16ACC_TN = 121
+    HG_KERNEL_SM90_256X256X64_S3_C2X1_F16ACC_TN = 121,
+    HG_KERNEL_SM90_128X128X64_S6_C2X1_PP_TN = 122 /* since 0.4.0 */
 } hg_kernel;
 
 /*

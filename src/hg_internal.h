@@ -217,7 +217,7 @@ HG_DECLARE_KERNEL(v6);
 
 /* The family (src/family/): each row of configs.def has this pair and a
  * workspace query, hg__<name>_workspace. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, acc, layout, speed) \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed) \
     HG_DECLARE_KERNEL(name);                                              \
     size_t hg__##name##_workspace(const hg__problem *p, const hg__device *d);
 #include "family/configs.def"
@@ -236,10 +236,11 @@ HG_DECLARE_KERNEL(v6);
     ((128 * 256 / ((bm) * (bn))) > 1 ? HG_SK_MAX_SPLIT * (128 * 256 / ((bm) * (bn))) : HG_SK_MAX_SPLIT)
 
 /* Whether a family tile past HG_SK_FIXUP_GROUP pieces is summed in two
- * levels (scheduler.cuh): tiles up to 128 x 128; a 128 x 256 tile's
- * consumers spill with the second level's code beside their 128
- * accumulators, so they keep the one-level sum. */
-#define HG_FAM_SK_TREE(bm, bn) ((bm) * (bn) <= 128 * 128)
+ * levels (scheduler.cuh): where a consumer holds 64 accumulators or fewer
+ * (cooperative tiles up to 128 x 128); a consumer of 128 (a 128 x 256 tile's,
+ * a ping-pong 128 x 128's) spills with the second level's code, so it keeps
+ * the one-level sum. */
+#define HG_FAM_SK_TREE(bm, bn, pp) ((bm) * (bn) <= ((pp) ? 1 : 2) * 64 * 128)
 
 /* Whether a family configuration fuses hg_matmul's bias and activation into
  * its epilogue: all but the 256-row tiles (two m64 atoms per consumer), whose

@@ -32,14 +32,17 @@
 #define HG_FAM_SWAP_0 ""
 #define HG_FAM_SWAP_1 ", computes C^T = B A^T (small m)"
 
+#define HG_FAM_PP_0 ""
+#define HG_FAM_PP_1 ", ping-pong consumers (each a whole tile)"
+
 /* A family row: its unit is a cluster's output block (a swapped row's is
  * BN of m by BM of n), one cluster per CLUSTER SMs, 64-deep k blocks for its
  * stream-K tail. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, acc, layout, speed)                   \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed)                   \
     {#name,                                                                                                        \
      id,                                                                                                           \
      "family: " #layout ", " #bm "x" #bn " tile, " #stages " stages, " #cm "x" #cn " cluster" HG_FAM_EARLY_##early \
-         HG_FAM_CT_##c_thread HG_FAM_SWAP_##swap HG_FAM_ACC_##acc,                                                                  \
+         HG_FAM_CT_##c_thread HG_FAM_SWAP_##swap HG_FAM_PP_##pp HG_FAM_ACC_##acc,                                                                  \
      hg__##name##_can_serve,                                                                                       \
      hg__##name##_launch,                                                                                          \
      speed,                                                                                                        \
@@ -54,7 +57,7 @@
      swap,                                                                                                         \
      HG_FAM_SK_MAX_SPLIT(bm, bn),                                                                                  \
      1,                                                                                                            \
-     HG_FAM_SK_TREE(bm, bn),                                                                                       \
+     HG_FAM_SK_TREE(bm, bn, pp),                                                                                    \
      HG_FAM_FUSES_EPILOGUE(bm, bn),                                                                                \
      1,                                                                                                            \
      HG_FAM_ACC16_##acc},

@@ -95,11 +95,11 @@ static void test_kernel_names_and_table(void)
 
     /* A family configuration's name says what it is (configs.def's rule),
      * and its table entry models the cluster block it computes. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, acc, layout, speed)                   \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed)                   \
     {                                                                                                              \
         char want[64];                                                                                             \
-        snprintf(want, sizeof want, "sm90_%dx%dx64_s%d_c%dx%d%s%s%s_%s", bm, bn, stages, cm, cn, early ? "_er" : "", \
-                 swap ? "_swap" : c_thread ? "_ct" : "", HG_FAM_ACC16_##acc ? "_f16acc" : "", #layout);           \
+        snprintf(want, sizeof want, "sm90_%dx%dx64_s%d_c%dx%d%s%s%s%s_%s", bm, bn, stages, cm, cn, early ? "_er" : "", \
+                 swap ? "_swap" : c_thread ? "_ct" : "", pp ? "_pp" : "", HG_FAM_ACC16_##acc ? "_f16acc" : "", #layout);           \
         CHECK(strcmp(#name, want) == 0, "configuration %s is named for what it is (%s)", #name, want);             \
         CHECK(!swap || c_thread, "%s: a swapped configuration writes C per thread", #name);                        \
         const hg__kernel_entry *e = hg__find_kernel(id);                                                           \

@@ -5,8 +5,11 @@
  * literals.
  *
  * The layout a configuration implies:
- *   - 3 warp groups: 2 consumers (rows [wg * WG_M, (wg + 1) * WG_M) of the
- *     tile, all BN columns) and 1 producer (one thread issues every TMA).
+ *   - 3 warp groups: 2 consumers and 1 producer (one thread issues every
+ *     TMA). Cooperative (the default), both consumers work on each tile,
+ *     rows [wg * WG_M, (wg + 1) * WG_M), all BN columns; ping-pong
+ *     (PINGPONG), each consumer takes every other tile whole, and their
+ *     mainloops take turns, so one's epilogue runs under the other's math.
  *   - A cluster of CM x CN CTAs (along m x along n). CTAs along m share B,
  *     CTAs along n share A: the shared operand is cut into CLUSTER pieces,
  *     each CTA loads one and multicasts it to all.
@@ -27,7 +30,7 @@
 static constexpr int HG_FAM_MAP_RANK = 3;
 
 template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_, bool A_MN_, bool B_MN_,
-          bool C_THREAD_, bool SWAP_AB_, bool ACC16_>
+          bool C_THREAD_, bool SWAP_AB_, bool PINGPONG_, bool ACC16_>
 struct hg_fam_cfg {
     /* ---- the table's choices ---- */
     static constexpr int BM = BM_;         /* tile rows (m) per CTA */
@@ -69,6 +72,14 @@ struct hg_fam_cfg {
      * and the stream-K sums read them as fp32 pairs (hg_acc_pair). */
     static constexpr bool ACC16 = ACC16_;
     static_assert(!ACC16 || !C_THREAD, "fp16 accumulators go through the staged epilogue only");
+    /* true: ping-pong consumers. Consumer wg takes the pieces wg, wg + 2,
+     * ... of the CTA's walk, each whole (all BM rows), and skips the
+     * others' stages in the ring; the two mainloops take turns (the turn
+     * barriers), so one consumer's epilogue, its C stores and their waits,
+     * runs while the other multiplies: short k, where a tile's epilogue
+     * takes as long as its math (docs/family.md). */
+    static constexpr bool PINGPONG = PINGPONG_;
+    static_assert(!PINGPONG || !C_THREAD, "ping-pong consumers use the staged epilogue");
 
     /* ---- element and instruction geometry ---- */
     static constexpr int ELEM_BYTES = 2;               /* fp16 / bf16 */
@@ -86,7 +97,8 @@ struct hg_fam_cfg {
     static constexpr int CONSUMERS = 2;
     static constexpr int THREADS = (CONSUMERS + 1) * WG_THREADS;
     static constexpr int PRODUCER_FIRST_THREAD = CONSUMERS * WG_THREADS;
-    static constexpr int WG_M = BM / CONSUMERS;          /* rows per consumer */
+    static constexpr int TILE_CONSUMERS = PINGPONG ? 1 : CONSUMERS; /* consumers that share a tile */
+    static constexpr int WG_M = BM / TILE_CONSUMERS;     /* rows per consumer */
     static constexpr int M_ATOMS = WG_M / MMA_M;         /* m64 wgmmas per k16 slice */
     static constexpr int ACC_ATOM = BN / 2;              /* accumulator floats per thread per atom (m64nBN) */
     static constexpr int ACC = M_ATOMS * ACC_ATOM;       /* accumulator elements per thread */
@@ -111,7 +123,7 @@ struct hg_fam_cfg {
      * holds the tile's product in a register across the mainloop, which the
      * two-atom consumers (256 x 128) and the _ct rows' per-thread stores of
      * a product's C have none left for (their bf16 kernels spilled). */
-    static constexpr bool BATCHES = M_ATOMS == 1 && (!C_THREAD || SWAP_AB);
+    static constexpr bool BATCHES = (M_ATOMS == 1 || PINGPONG) && (!C_THREAD || SWAP_AB);
     static constexpr int REGS_CONSUMER = NARROW_CONSUMERS ? 200 : 232;
     static constexpr int REGS_PRODUCER = NARROW_CONSUMERS ? 104 : 40;
 
@@ -177,7 +189,8 @@ struct hg_fam_cfg {
     static constexpr int OFF_EPI = STAGES * STAGE_BYTES;
     static constexpr int EPI_BYTES = C_THREAD ? 0 : CONSUMERS * EPI_SLOTS * EPI_CHUNK_BYTES; /* none when per thread */
     static constexpr int OFF_BARRIERS = OFF_EPI + EPI_BYTES;
-    static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS; /* full, empty, C loads */
+    static constexpr int TURN_BARRIERS = PINGPONG ? CONSUMERS : 0;     /* ping-pong: whose mainloop is next */
+    static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS + TURN_BARRIERS; /* full, empty, C loads, turns */
     static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * 8;       /* stream-K: one u32 per consumer */
     /* hg_matmul's bias of the tile's columns, one copy per consumer (the
      * staged epilogue reads it from here, not from global memory). */
@@ -192,7 +205,7 @@ struct hg_fam_cfg {
 
     /* ---- pipeline arrivals ---- */
     static constexpr int FULL_ARRIVALS = 1;                  /* the producer's arrive.expect_tx */
-    static constexpr int EMPTY_ARRIVALS = CONSUMERS * CLUSTER; /* every consumer of every CTA that writes here */
+    static constexpr int EMPTY_ARRIVALS = TILE_CONSUMERS * CLUSTER; /* every consumer of the stage's tile, in every CTA that writes here */
 
     /* ---- scheduling ---- */
     static constexpr int UNIT_M = CM * BM;   /* a cluster's output block */
@@ -200,12 +213,14 @@ struct hg_fam_cfg {
     static constexpr int RASTER_GROUP = 8;   /* cluster blocks per band along n (tiling.h) */
 
     /* ---- stream-K tail (tiling.h): one consumer's fp32 partial per (worker,
-     * rank, piece slot, consumer) ---- */
+     * rank, piece slot, part): a part is a consumer's rows of the tile (one
+     * part, the whole tile, with ping-pong) ---- */
     static constexpr int SK_SLOTS = 2;
     static constexpr int SK_MAX_SPLIT = HG_FAM_SK_MAX_SPLIT(BM, BN); /* pieces per tile at most */
-    static constexpr bool SK_TREE = HG_FAM_SK_TREE(BM, BN);          /* two-level fixup (scheduler.cuh) */
+    static constexpr bool SK_TREE = HG_FAM_SK_TREE(BM, BN, PINGPONG);     /* two-level fixup (scheduler.cuh) */
     static constexpr int SK_GROUP_FLOATS = ACC_REGS * WG_THREADS; /* a consumer's partial, its registers' bits */
-    static constexpr size_t SK_WORKER_BYTES = (size_t)CLUSTER * SK_SLOTS * CONSUMERS * SK_GROUP_FLOATS * sizeof(float);
+    static constexpr int SK_PARTS = TILE_CONSUMERS;
+    static constexpr size_t SK_WORKER_BYTES = (size_t)CLUSTER * SK_SLOTS * SK_PARTS * SK_GROUP_FLOATS * sizeof(float);
 
     static_assert(BK == 64, "the descriptors assume 128-byte swizzled rows of 64 elements");
     static_assert(MN_BLOCK_BYTES == MN_BLOCK * ROW_BYTES && ATOM_A_BYTES == MN_BLOCK_BYTES,

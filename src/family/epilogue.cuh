@@ -30,12 +30,28 @@
 
 #include "config.cuh"
 
+/* Consumer wg's C-load barriers, one per slot (after the ring's). */
+template <class Cfg> static __device__ __forceinline__ uint64_t *hg_fam_cload_barriers(uint8_t *smem, int wg)
+{
+    return (uint64_t *)(smem + Cfg::OFF_BARRIERS) + 2 * Cfg::STAGES + wg * Cfg::EPI_SLOTS;
+}
+
 template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
     uint8_t *slots;  /* this consumer's EPI_SLOTS chunks */
     uint64_t *cbar;  /* per slot: its C load's barrier */
     uint32_t seq;    /* chunks staged so far: the slot is seq % EPI_SLOTS */
     uint32_t phases; /* bit s: the parity slot s's next C load completes */
     int32_t batch;   /* the tile's product in a strided batch (the C map's third coordinate) */
+
+    __device__ __forceinline__ void init(uint8_t *smem, int wg)
+    {
+        slots = smem + Cfg::OFF_EPI + wg * Cfg::EPI_SLOTS * Cfg::EPI_CHUNK_BYTES;
+        cbar = hg_fam_cload_barriers<Cfg>(smem, wg);
+        seq = 0;
+        phases = 0;
+        batch = 0;
+        bias_smem = (uint32_t *)(smem + Cfg::OFF_BIAS) + wg * (Cfg::BN / 2);
+    }
 
     /* The fragment's geometry (9.7.15.5.1): a warp's 16 rows, a quad's
      * lanes along a row, a pair's columns 8 apart. */

@@ -10,6 +10,13 @@
  * cluster id), so their ring cursors count the same stage uses, in every
  * CTA of the cluster.
  *
+ * Ping-pong (Cfg::PINGPONG): consumer wg computes the pieces wg, wg + 2,
+ * ... of the walk and skips the ring stages of the others; turn[wg]
+ * completes when it is wg's turn to multiply (consumer 0's first turn is
+ * given at init, then each consumer hands the turn on after its mainloop),
+ * so the mainloops alternate in walk order and each epilogue overlaps the
+ * other consumer's mainloop.
+ *
  * Phases: the producer's cursor starts at parity 1 (a fresh barrier lets it
  * through), the consumers' at 0; both flip when the stage wraps. The end
  * drain (producer_tail) waits for the release of every stage's last fill:
@@ -52,9 +59,11 @@ template <class Cfg> static __device__ __forceinline__ uint32_t *hg_fam_prof_row
     return nullptr;
 }
 
-template <class Cfg> static __device__ __forceinline__ uint64_t *hg_fam_cload_barriers(uint8_t *smem, int wg)
+/* Ping-pong: consumer wg's turn barrier (one arrival: the other consumer's
+ * hand-over, or init's for consumer 0's first turn). */
+template <class Cfg> static __device__ __forceinline__ uint64_t *hg_fam_turn_barrier(uint8_t *smem, int wg)
 {
-    return (uint64_t *)(smem + Cfg::OFF_BARRIERS) + 2 * Cfg::STAGES + wg * Cfg::EPI_SLOTS;
+    return hg_fam_cload_barriers<Cfg>(smem, Cfg::CONSUMERS) + wg;
 }
 
 /* What both roles derive at their start, after their setmaxnreg (a value
@@ -92,6 +101,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         hg_pipeline_init(hg_fam_pipeline<Cfg>(smem), Cfg::FULL_ARRIVALS, Cfg::EMPTY_ARRIVALS);
         for (int wg = 0; wg < Cfg::CONSUMERS; wg++)
             for (int s = 0; s < Cfg::EPI_SLOTS; s++) hg_mbarrier_init(hg_fam_cload_barriers<Cfg>(smem, wg) + s, 1);
+        if constexpr (Cfg::PINGPONG) {
+            for (int wg = 0; wg < Cfg::CONSUMERS; wg++) hg_mbarrier_init(hg_fam_turn_barrier<Cfg>(smem, wg), 1);
+            hg_mbarrier_arrive(hg_fam_turn_barrier<Cfg>(smem, 0)); /* consumer 0 starts */
+        }
         /* The inits are visible to the peer's multicasts and remote arrives
          * before the cluster sync below lets the peer start. */
         hg_fence_mbarrier_init_cluster();
@@ -110,12 +123,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const int bar_id = 1 + wg; /* this group's named barrier (0 is __syncthreads) */
         volatile uint32_t *sk_last = (volatile uint32_t *)(cta.smem + Cfg::OFF_FLAGS) + wg;
         hg_fam_epilogue<Cfg, DT, EPI> out;
-        out.slots = cta.smem + Cfg::OFF_EPI + wg * Cfg::EPI_SLOTS * Cfg::EPI_CHUNK_BYTES;
-        out.cbar = hg_fam_cload_barriers<Cfg>(cta.smem, wg);
-        out.seq = 0;
-        out.phases = 0;
-        out.batch = 0;
-        out.bias_smem = (uint32_t *)(cta.smem + Cfg::OFF_BIAS) + wg * (Cfg::BN / 2);
+        out.init(cta.smem, wg);
         typename Cfg::acc_t acc[Cfg::ACC_REGS];
         hg_pipe_cursor cur = hg_pipe_consumer_start();
         hg_prof_consumer pr = hg_prof_consumer::start(hg_fam_prof_rows<Cfg>(), wg, ctid);
@@ -123,24 +131,38 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
         hg_sk_piece pc;
         int64_t offset_m, offset_n;
+        uint32_t piece_no = 0; /* ping-pong: the walk's pieces so far */
         while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n, &out.batch)) {
+            if constexpr (Cfg::PINGPONG) {
+                if (piece_no++ % Cfg::CONSUMERS != (uint32_t)wg) {
+                    hg_pipe_skip(cta.pipe, &cur, pc.k_end - pc.k_begin); /* the other consumer's piece */
+                    continue;
+                }
+            }
 #pragma unroll
             for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0; /* 0.0f, or two fp16 zeros */
             /* Pin the zeros before the first wgmma.fence, so no move of them
              * lands between wgmmas (ptxas would then serialize them). */
             hg_acc_fence<Cfg::ACC_REGS>(acc);
-            const int64_t row0 = offset_m + (int64_t)wg * Cfg::WG_M;
+            const int64_t row0 = offset_m + (Cfg::PINGPONG ? 0 : (int64_t)wg * Cfg::WG_M);
             const uint32_t t_piece = hg_prof_clock();
             pr.kblocks += (uint32_t)(pc.k_end - pc.k_begin), pr.pieces++;
             /* Only a whole tile surely writes C (a tail piece may not). */
             const bool first_loaded =
                 !Cfg::C_THREAD && pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid);
             if constexpr (!Cfg::C_THREAD) out.prefetch_bias(epi, offset_n, ctid);
+            if constexpr (Cfg::PINGPONG) /* this consumer's n-th turn (piece_no = n * CONSUMERS + wg + 1) */
+                hg_mbarrier_wait(hg_fam_turn_barrier<Cfg>(cta.smem, wg), (piece_no - 1) / Cfg::CONSUMERS & 1u);
             hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, wg, ctid, pc.k_end - pc.k_begin, &pr);
+            /* Its wgmmas are done (consume waited for them): the other
+             * consumer's turn. */
+            if (Cfg::PINGPONG && ctid == 0)
+                hg_mbarrier_arrive(hg_fam_turn_barrier<Cfg>(cta.smem, (wg + 1) % Cfg::CONSUMERS));
             const uint32_t t_drained = hg_prof_clock();
             pr.main += t_drained - t_piece;
             /* A piece of a tail tile: only the last piece to finish writes C. */
-            if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cta.cluster_id, cta.rank, wg, ctid, bar_id,
+            if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cta.cluster_id, cta.rank,
+                                                         Cfg::PINGPONG ? 0 : wg, ctid, bar_id,
                                                          sk_last, sk_partials, sk_counters)) {
                 pr.epi += hg_prof_clock() - t_drained;
                 continue;

@@ -13,9 +13,10 @@
  *             the previous phase: the peer refills s only after its empty[s]
  *             completed, which needs this CTA's consumers' releases, which
  *             follow this CTA's full[s].
- *   empty[s]: EMPTY_ARRIVALS = consumers x cluster CTAs: every consumer of
- *             every CTA whose producer writes into this CTA's stage releases
- *             it to each of them.
+ *   empty[s]: EMPTY_ARRIVALS = the stage's tile's consumers (both, or with
+ *             ping-pong the one that takes the tile) x cluster CTAs: every
+ *             such consumer of every CTA whose producer writes into this
+ *             CTA's stage releases it to each of them.
  */
 #pragma once
 
@@ -128,7 +129,7 @@ static __device__ __forceinline__ void hg_fam_consume(typename Cfg::acc_t *acc, 
                                                       uint8_t *smem, int wg, int ctid, int64_t k_count,
                                                       hg_prof_consumer *pr)
 {
-    const uint32_t a_off = (uint32_t)(wg * Cfg::WG_A_BYTES);
+    const uint32_t a_off = Cfg::PINGPONG ? 0u : (uint32_t)(wg * Cfg::WG_A_BYTES); /* ping-pong: the whole tile */
     if constexpr (Cfg::EARLY_RELEASE) {
         /* Release each stage as soon as its own wgmmas are done, before
          * waiting for the next one: a slot turns over in one tensor-work

@@ -57,15 +57,16 @@ static __device__ __forceinline__ int32_t hg_fam_coord(int64_t v)
     return v > (int64_t)INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
-/* Where consumer `wg` of rank `rank` of worker (cluster) `worker` leaves the
- * partial of its piece number `slot` (0: the piece that starts the worker's
+/* Where part `part` (config.cuh's SK_PARTS: a consumer's rows) of rank
+ * `rank` of worker (cluster) `worker` leaves the partial of its piece number
+ * `slot` (0: the piece that starts the worker's
  * tail range, 1: a piece that starts a tile inside it). Fragment order:
  * float4 number i of thread t at (i * WG_THREADS + t) * 4, so each store and
  * load is fully coalesced; only the same thread mapping reads it back. */
 template <class Cfg>
-static __device__ __forceinline__ float4 *hg_fam_sk_partial(float *ws, int64_t worker, uint32_t rank, int slot, int wg)
+static __device__ __forceinline__ float4 *hg_fam_sk_partial(float *ws, int64_t worker, uint32_t rank, int slot, int part)
 {
-    const int64_t group = ((worker * Cfg::CLUSTER + rank) * Cfg::SK_SLOTS + slot) * Cfg::CONSUMERS + wg;
+    const int64_t group = ((worker * Cfg::CLUSTER + rank) * Cfg::SK_SLOTS + slot) * Cfg::SK_PARTS + part;
     return (float4 *)(ws + group * (int64_t)Cfg::SK_GROUP_FLOATS);
 }
 
@@ -84,16 +85,16 @@ static __device__ __forceinline__ void hg_fam_sk_leave(const typename Cfg::acc_t
  * timing). */
 template <class Cfg>
 static __device__ __forceinline__ void hg_fam_sk_gather(typename Cfg::acc_t *acc, const hg_sk_plan &plan, int64_t j,
-                                                        int64_t v0, int64_t v1, int64_t step, uint32_t rank, int wg,
+                                                        int64_t v0, int64_t v1, int64_t step, uint32_t rank, int part,
                                                         int ctid, float *ws)
 {
 #pragma unroll
     for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0; /* 0.0f, or two fp16 zeros */
     for (int64_t v = v0; v <= v1; v += step) {
-        const float4 *part = hg_fam_sk_partial<Cfg>(ws, v, rank, hg_sk_slot_of(&plan, v, j), wg) + ctid;
+        const float4 *from = hg_fam_sk_partial<Cfg>(ws, v, rank, hg_sk_slot_of(&plan, v, j), part) + ctid;
 #pragma unroll
         for (int i = 0; i < Cfg::ACC_REGS / 4; i++) {
-            float4 x = __ldcg(part + i * Cfg::WG_THREADS);
+            float4 x = __ldcg(from + i * Cfg::WG_THREADS);
             hg_acc_add(&acc[4 * i], x.x), hg_acc_add(&acc[4 * i + 1], x.y);
             hg_acc_add(&acc[4 * i + 2], x.z), hg_acc_add(&acc[4 * i + 3], x.w);
         }
@@ -128,24 +129,24 @@ static __device__ __forceinline__ bool hg_fam_sk_arrive(uint32_t *count, int64_t
  * to finish sums the groups' sums, in group order. Still deterministic (the
  * plan fixes the groups) and still without waiting.
  *
- * Counters: one per tail tile, rank and consumer; then one per group, named
+ * Counters: one per tail tile, rank and part; then one per group, named
  * by its first worker and that worker's slot for the tile. Fewer than (1 +
- * SK_SLOTS) * CONSUMERS per SM in all, as tail tiles < workers and workers x
+ * SK_SLOTS) * SK_PARTS per SM in all, as tail tiles < workers and workers x
  * CLUSTER <= SMs. */
 template <class Cfg>
 static __device__ __forceinline__ bool hg_fam_sk_fixup(typename Cfg::acc_t *acc, const hg_sk_plan &plan,
                                                        const hg_sk_piece &pc,
-                                                       int64_t worker, uint32_t rank, int wg, int ctid, int bar_id,
+                                                       int64_t worker, uint32_t rank, int part, int ctid, int bar_id,
                                                        volatile uint32_t *last_flag, float *ws, uint32_t *counters)
 {
-    static_assert((1 + Cfg::SK_SLOTS) * Cfg::CONSUMERS <= HG_WS_COUNTERS_PER_SM,
+    static_assert((1 + Cfg::SK_SLOTS) * Cfg::SK_PARTS <= HG_WS_COUNTERS_PER_SM,
                   "the two-level fixup's counters fit the workspace's");
     const int64_t j = pc.sk_tile, first = pc.first_worker, last = pc.last_worker, pieces = last - first + 1;
-    hg_fam_sk_leave<Cfg>(acc, hg_fam_sk_partial<Cfg>(ws, worker, rank, pc.slot, wg) + ctid);
-    uint32_t *tile_count = counters + (j * Cfg::CLUSTER + rank) * Cfg::CONSUMERS + wg;
+    hg_fam_sk_leave<Cfg>(acc, hg_fam_sk_partial<Cfg>(ws, worker, rank, pc.slot, part) + ctid);
+    uint32_t *tile_count = counters + (j * Cfg::CLUSTER + rank) * Cfg::SK_PARTS + part;
     if (!Cfg::SK_TREE || pieces <= HG_SK_FIXUP_GROUP) {
         if (!hg_fam_sk_arrive<Cfg>(tile_count, pieces, ctid, bar_id, last_flag)) return false;
-        hg_fam_sk_gather<Cfg>(acc, plan, j, first, last, 1, rank, wg, ctid, ws);
+        hg_fam_sk_gather<Cfg>(acc, plan, j, first, last, 1, rank, part, ctid, ws);
         if (ctid == 0) hg_st_relaxed_gpu(tile_count, 0);
         return true;
     }
@@ -153,15 +154,15 @@ static __device__ __forceinline__ bool hg_fam_sk_fixup(typename Cfg::acc_t *acc,
         const int64_t g_first = first + (worker - first) / HG_SK_FIXUP_GROUP * HG_SK_FIXUP_GROUP;
         const int64_t g_last = g_first + HG_SK_FIXUP_GROUP - 1 < last ? g_first + HG_SK_FIXUP_GROUP - 1 : last;
         const int g_slot = hg_sk_slot_of(&plan, g_first, j);
-        uint32_t *group_count = counters + (plan.tiles - plan.dp_tiles) * Cfg::CLUSTER * Cfg::CONSUMERS +
-                                ((g_first * Cfg::SK_SLOTS + g_slot) * Cfg::CLUSTER + rank) * Cfg::CONSUMERS + wg;
+        uint32_t *group_count = counters + (plan.tiles - plan.dp_tiles) * Cfg::CLUSTER * Cfg::SK_PARTS +
+                                ((g_first * Cfg::SK_SLOTS + g_slot) * Cfg::CLUSTER + rank) * Cfg::SK_PARTS + part;
         if (!hg_fam_sk_arrive<Cfg>(group_count, g_last - g_first + 1, ctid, bar_id, last_flag)) return false;
-        hg_fam_sk_gather<Cfg>(acc, plan, j, g_first, g_last, 1, rank, wg, ctid, ws);
+        hg_fam_sk_gather<Cfg>(acc, plan, j, g_first, g_last, 1, rank, part, ctid, ws);
         if (ctid == 0) hg_st_relaxed_gpu(group_count, 0);
-        hg_fam_sk_leave<Cfg>(acc, hg_fam_sk_partial<Cfg>(ws, g_first, rank, g_slot, wg) + ctid);
+        hg_fam_sk_leave<Cfg>(acc, hg_fam_sk_partial<Cfg>(ws, g_first, rank, g_slot, part) + ctid);
         if (!hg_fam_sk_arrive<Cfg>(tile_count, hg_cdiv(pieces, HG_SK_FIXUP_GROUP), ctid, bar_id, last_flag))
             return false;
-        hg_fam_sk_gather<Cfg>(acc, plan, j, first, last, HG_SK_FIXUP_GROUP, rank, wg, ctid, ws);
+        hg_fam_sk_gather<Cfg>(acc, plan, j, first, last, HG_SK_FIXUP_GROUP, rank, part, ctid, ws);
         if (ctid == 0) hg_st_relaxed_gpu(tile_count, 0);
     }
     return true;

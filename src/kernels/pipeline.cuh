@@ -63,6 +63,16 @@ static __device__ __forceinline__ void hg_pipe_advance(const hg_pipeline &p, hg_
     }
 }
 
+/* Moves the cursor past n uses of the ring without waiting: a consumer
+ * steps over the stages of pieces another consumer takes (the family's
+ * ping-pong). The phase flips once per wrap. */
+static __device__ __forceinline__ void hg_pipe_skip(const hg_pipeline &p, hg_pipe_cursor *c, int64_t n)
+{
+    const int64_t to = c->stage + n;
+    c->stage = (int)(to % p.stages);
+    c->phase ^= (uint32_t)((to / p.stages) & 1);
+}
+
 /* Producer: wait until the slot under the cursor is empty. */
 static __device__ __forceinline__ void hg_pipe_producer_acquire(const hg_pipeline &p, hg_pipe_cursor c)
 {
