@@ -5,6 +5,10 @@
     hopgemm.linear(x, w, b, act)  act(x[..., k] @ w[n, k]^T + b), as torch.nn.functional.linear
                                   followed by relu or gelu(approximate="tanh"), fused
 
+matmul and linear take compute="32f" (fp32 accumulation, the default) or
+"16f" (fp16 accumulation allowed, fp16 only: faster, less precise; the C
+library's HG_COMPUTE_16F); their gradients are computed the same way.
+
 CUDA tensors of one device, fp16 or bf16 (all the same), on torch's current
 stream. They go through the custom operators torch.ops.hopgemm.mm,
 torch.ops.hopgemm.bmm and torch.ops.hopgemm.linear (fake implementations for
@@ -18,9 +22,18 @@ from ._lib import HopgemmError, version  # noqa: F401  (public)
 from . import _lib
 
 __all__ = ["matmul", "bmm", "linear", "version", "HopgemmError"]
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 _DTYPES = {torch.float16: _lib.F16, torch.bfloat16: _lib.BF16}
+_COMPUTES = {"32f": _lib.COMPUTE_32F, "16f": _lib.COMPUTE_16F}
+
+
+def _compute_code(compute, dtype):
+    if compute not in _COMPUTES:
+        raise ValueError(f"hopgemm: compute must be '32f' or '16f', got {compute!r}")
+    if compute == "16f" and dtype != torch.float16:
+        raise TypeError(f"hopgemm: compute='16f' takes float16 operands, got {dtype}")
+    return _COMPUTES[compute]
 
 
 def _operand(t, rows, cols):
@@ -50,9 +63,9 @@ def _check(a, b):
         raise ValueError(f"hopgemm: operands must be on one CUDA device, got {a.device} and {b.device}")
 
 
-def _launch(a, b, bias=None, act=_lib.ACT_NONE):
+def _launch(a, b, bias=None, act=_lib.ACT_NONE, compute=_lib.COMPUTE_32F):
     """c[m, n] = act(a @ b + bias) by the library, on torch's current stream;
-    hg_gemm without an epilogue, hg_matmul with one."""
+    hg_gemm without an epilogue or compute type, hg_matmul with one."""
     m, k = a.shape
     n = b.shape[1]
     c = torch.empty((m, n), dtype=a.dtype, device=a.device)
@@ -60,13 +73,13 @@ def _launch(a, b, bias=None, act=_lib.ACT_NONE):
         return c
     opa, lda, a = _operand(a, m, k)
     opb, ldb, b = _operand(b, k, n)
-    if bias is None and act == _lib.ACT_NONE:
+    if bias is None and act == _lib.ACT_NONE and compute == _lib.COMPUTE_32F:
         _run(a.device, lambda h: _lib.lib.hg_gemm(h, opa, opb, m, n, k, 1.0, a.data_ptr(), lda, b.data_ptr(), ldb,
                                                   0.0, c.data_ptr(), max(n, 1), _DTYPES[a.dtype]))
     else:
         d = _lib.MatmulDesc(opA=opa, opB=opb, m=m, n=n, k=k, A=a.data_ptr(), lda=lda, B=b.data_ptr(), ldb=ldb,
                             C=c.data_ptr(), ldc=max(n, 1), dtype=_DTYPES[a.dtype],
-                            bias=None if bias is None else bias.data_ptr(), activation=act)
+                            bias=None if bias is None else bias.data_ptr(), activation=act, compute=compute)
         _run(a.device, lambda h: _lib.lib.hg_matmul(h, d))
     return c
 
@@ -86,38 +99,50 @@ def _run(device, call):
         raise HopgemmError(s, _lib.last_error(h))
 
 
+def _check_compute(a, compute):
+    if compute not in _COMPUTES.values():
+        raise ValueError(f"hopgemm: compute code {compute} is not one of {sorted(_COMPUTES.values())}")
+    if compute == _lib.COMPUTE_16F and a.dtype != torch.float16:
+        raise TypeError(f"hopgemm: fp16 accumulation takes float16 operands, got {a.dtype}")
+
+
 @torch.library.custom_op("hopgemm::mm", mutates_args=(), device_types="cuda")
-def _mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def _mm(a: torch.Tensor, b: torch.Tensor, compute: int = 0) -> torch.Tensor:
     _check(a, b)
-    return _launch(a, b)
+    _check_compute(a, compute)
+    return _launch(a, b, compute=compute)
 
 
 @_mm.register_fake
-def _mm_fake(a, b):
+def _mm_fake(a, b, compute=0):
     _check(a, b)
+    _check_compute(a, compute)
     return a.new_empty((a.shape[0], b.shape[1]))
 
 
 def _mm_setup(ctx, inputs, output):
-    a, b = inputs
+    a, b = inputs[:2]
+    ctx.compute = inputs[2] if len(inputs) > 2 else _lib.COMPUTE_32F
     ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
 
 
 def _mm_backward(ctx, grad):
     a, b = ctx.saved_tensors
-    grad_a = torch.ops.hopgemm.mm(grad, b.t()) if ctx.needs_input_grad[0] else None
-    grad_b = torch.ops.hopgemm.mm(a.t(), grad) if ctx.needs_input_grad[1] else None
-    return grad_a, grad_b
+    grad_a = torch.ops.hopgemm.mm(grad, b.t(), ctx.compute) if ctx.needs_input_grad[0] else None
+    grad_b = torch.ops.hopgemm.mm(a.t(), grad, ctx.compute) if ctx.needs_input_grad[1] else None
+    return grad_a, grad_b, None
 
 
 _mm.register_autograd(_mm_backward, setup_context=_mm_setup)
 
 
-def matmul(a, b):
+def matmul(a, b, compute="32f"):
     """a @ b for 2-D CUDA tensors a[m, k], b[k, n] of one dtype (fp16 or bf16),
-    read as they lie in memory when one of each operand's strides is 1."""
+    read as they lie in memory when one of each operand's strides is 1.
+    compute: "32f" (fp32 accumulation) or "16f" (fp16 accumulation allowed;
+    float16 only)."""
     _check(a, b)
-    return torch.ops.hopgemm.mm(a, b)
+    return torch.ops.hopgemm.mm(a, b, _compute_code(compute, a.dtype))
 
 
 def _check_bmm(a, b):
@@ -189,8 +214,9 @@ def bmm(a, b):
 _ACTIVATIONS = {None: _lib.ACT_NONE, "relu": _lib.ACT_RELU, "gelu_tanh": _lib.ACT_GELU_TANH}
 
 
-def _check_linear(x, weight, bias, act):
+def _check_linear(x, weight, bias, act, compute):
     _check(x, weight.t())
+    _check_compute(x, compute)
     if bias is not None:
         if not isinstance(bias, torch.Tensor) or bias.shape != (weight.shape[0],):
             raise ValueError(f"hopgemm: linear's bias must have shape ({weight.shape[0]},)")
@@ -201,20 +227,22 @@ def _check_linear(x, weight, bias, act):
 
 
 @torch.library.custom_op("hopgemm::linear", mutates_args=(), device_types="cuda")
-def _linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], act: int) -> torch.Tensor:
-    _check_linear(x, weight, bias, act)
-    return _launch(x, weight.t(), None if bias is None else bias.contiguous(), act)
+def _linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], act: int,
+            compute: int = 0) -> torch.Tensor:
+    _check_linear(x, weight, bias, act, compute)
+    return _launch(x, weight.t(), None if bias is None else bias.contiguous(), act, compute)
 
 
 @_linear.register_fake
-def _linear_fake(x, weight, bias, act):
-    _check_linear(x, weight, bias, act)
+def _linear_fake(x, weight, bias, act, compute=0):
+    _check_linear(x, weight, bias, act, compute)
     return x.new_empty((x.shape[0], weight.shape[0]))
 
 
 def _linear_setup(ctx, inputs, output):
-    x, weight, bias, act = inputs
+    x, weight, bias, act = inputs[:4]
     ctx.act = act
+    ctx.compute = inputs[4] if len(inputs) > 4 else _lib.COMPUTE_32F
     ctx.has_bias = bias is not None
     # ReLU's gradient needs the output; GELU's the input to it, computed again in backward.
     ctx.save_for_backward(x, weight, bias, output if act == _lib.ACT_RELU else None)
@@ -225,23 +253,25 @@ def _linear_backward(ctx, grad):
     if ctx.act == _lib.ACT_RELU:
         grad = torch.ops.aten.threshold_backward(grad, y, 0)
     elif ctx.act == _lib.ACT_GELU_TANH:
-        pre = torch.ops.hopgemm.linear(x, weight, bias, _lib.ACT_NONE)
+        pre = torch.ops.hopgemm.linear(x, weight, bias, _lib.ACT_NONE, ctx.compute)
         grad = torch.ops.aten.gelu_backward(grad, pre, approximate="tanh")
-    grad_x = torch.ops.hopgemm.mm(grad, weight) if ctx.needs_input_grad[0] else None
-    grad_w = torch.ops.hopgemm.mm(grad.t(), x) if ctx.needs_input_grad[1] else None
+    grad_x = torch.ops.hopgemm.mm(grad, weight, ctx.compute) if ctx.needs_input_grad[0] else None
+    grad_w = torch.ops.hopgemm.mm(grad.t(), x, ctx.compute) if ctx.needs_input_grad[1] else None
     grad_b = grad.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
-    return grad_x, grad_w, grad_b, None
+    return grad_x, grad_w, grad_b, None, None
 
 
 _linear.register_autograd(_linear_backward, setup_context=_linear_setup)
 
 
-def linear(x, weight, bias=None, activation=None):
+def linear(x, weight, bias=None, activation=None, compute="32f"):
     """act(x @ weight^T + bias), as torch.nn.functional.linear followed by the
     activation: x[..., k], weight[n, k], bias[n] (x's dtype) or None;
     activation None, "relu" or "gelu_tanh" (torch.nn.functional.gelu with
     approximate="tanh"). Bias and activation are fused into the product's
-    epilogue (hg_matmul); autograd gives the gradients of all three."""
+    epilogue (hg_matmul); autograd gives the gradients of all three.
+    compute: "32f" (fp32 accumulation) or "16f" (fp16 accumulation allowed;
+    float16 only), for the product and its gradients."""
     if not isinstance(x, torch.Tensor) or x.dim() < 1:
         raise ValueError("hopgemm: linear takes a tensor x of at least 1 dimension")
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
@@ -250,5 +280,5 @@ def linear(x, weight, bias=None, activation=None):
         raise ValueError(f"hopgemm: activation must be None, 'relu' or 'gelu_tanh', got {activation!r}")
     lead = x.shape[:-1]
     x2 = x.reshape(-1, x.shape[-1])
-    y = torch.ops.hopgemm.linear(x2, weight, bias, _ACTIVATIONS[activation])
+    y = torch.ops.hopgemm.linear(x2, weight, bias, _ACTIVATIONS[activation], _compute_code(compute, x.dtype))
     return y.reshape(*lead, weight.shape[0])

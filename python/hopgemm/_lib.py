@@ -21,6 +21,7 @@ SUCCESS, INVALID_VALUE, NOT_SUPPORTED = 0, 1, 2
 OP_N, OP_T = 0, 1
 F16, BF16 = 0, 1
 ACT_NONE, ACT_RELU, ACT_GELU_TANH = 0, 1, 2
+COMPUTE_32F, COMPUTE_16F = 0, 1  # hg_compute
 
 
 class HopgemmError(RuntimeError):

@@ -140,6 +140,36 @@ def test_linear_bad_epilogue():
         hopgemm.linear(x, w, torch.zeros(6, device="cuda", dtype=torch.float32))
 
 
+def rel_fro(x, ref):
+    return ((x.double() - ref).norm() / ref.norm()).item()
+
+
+@needs_gpu
+def test_compute_16f():
+    """compute="16f" reaches the library: fp16 accumulation's error, several
+    times fp32's on the same inputs and within its bound, in matmul, in
+    linear with a bias and through autograd; refused for bfloat16 and
+    unknown names."""
+    m, n, k = 2048, 2048, 4096
+    g = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g)
+    w = torch.randn(n, k, device="cuda", dtype=torch.float16, generator=g)
+    ref = a.double() @ w.double().t()
+    e32 = rel_fro(hopgemm.matmul(a, w.t()), ref)
+    e16 = rel_fro(hopgemm.matmul(a, w.t(), compute="16f"), ref)
+    assert e32 < 1e-3 and 2 * e32 < e16 < 2e-2, (e32, e16)
+    bias = torch.randn(n, device="cuda", dtype=torch.float16, generator=g)
+    y = hopgemm.linear(a, w, bias, "relu", compute="16f")
+    assert rel_fro(y, torch.relu(ref + bias.double())) < 2e-2
+    x = a[:64].clone().requires_grad_()
+    hopgemm.linear(x, w, compute="16f").float().sum().backward()
+    assert rel_fro(x.grad, torch.ones(64, n, device="cuda", dtype=torch.float64) @ w.double()) < 2e-2
+    with pytest.raises(TypeError, match="float16"):
+        hopgemm.matmul(a.bfloat16(), w.t().bfloat16(), compute="16f")
+    with pytest.raises(ValueError, match="compute"):
+        hopgemm.linear(a, w, compute="fp16")
+
+
 @needs_gpu
 def test_current_stream_and_threads():
     """The work runs on torch's current stream; each thread has its own handle."""
