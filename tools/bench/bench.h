@@ -41,7 +41,7 @@
 
 enum { BENCH_EXIT_OK = 0, BENCH_EXIT_FAIL = 1, BENCH_EXIT_NO_GPU = 2, BENCH_EXIT_USAGE = 64 };
 
-#define MAX_SEL 32
+#define MAX_SEL 64 /* --kernel all: every registered kernel and the two cuBLAS baselines */
 #define NAME_LEN 40
 #define NOTE_LEN 256
 #define ERR_LEN 512
