@@ -62,7 +62,9 @@ struct hg_fam_cfg {
     /* true: each consumer thread writes its fragment's elements to C
      * (common.cuh's hg_store_wgmma_acc: 4-byte pairs where aligned, else
      * single elements), so C may break TMA's 16-byte rule (an odd ldc, a
-     * base off 16 bytes); the staging below then goes unused. false: the
+     * base off 16 bytes); the staging below then goes unused, except in a
+     * swapped row with beta == 0, which stages C^T to store C's rows whole
+     * (epilogue.cuh's hg_fam_swap_store). false: the
      * staged TMA-store epilogue (epilogue.cuh). */
     static constexpr bool C_THREAD = C_THREAD_;
     static_assert(C_THREAD || !SWAP_AB, "a swapped kernel writes C^T per thread (no TMA store of a transpose)");
@@ -187,7 +189,12 @@ struct hg_fam_cfg {
 
     /* ---- shared memory: the map ---- */
     static constexpr int OFF_EPI = STAGES * STAGE_BYTES;
-    static constexpr int EPI_BYTES = C_THREAD ? 0 : CONSUMERS * EPI_SLOTS * EPI_CHUNK_BYTES; /* none when per thread */
+    /* A swapped row stages each consumer's C^T block (BN rows of C by WG_M
+     * columns) to store C's rows whole (epilogue.cuh's hg_fam_swap_store). */
+    static constexpr int SWAP_STAGE_BYTES = BN * WG_M * ELEM_BYTES;
+    static constexpr int EPI_BYTES = SWAP_AB    ? CONSUMERS * SWAP_STAGE_BYTES
+                                     : C_THREAD ? 0 /* written per thread */
+                                                : CONSUMERS * EPI_SLOTS * EPI_CHUNK_BYTES;
     static constexpr int OFF_BARRIERS = OFF_EPI + EPI_BYTES;
     static constexpr int TURN_BARRIERS = PINGPONG ? CONSUMERS : 0;     /* ping-pong: whose mainloop is next */
     static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS + TURN_BARRIERS; /* full, empty, C loads, turns */

@@ -273,3 +273,73 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
         if (ctid == 0) hg_cp_async_bulk_wait_group<0>();
     }
 };
+
+/* A swapped row's consumer result with beta == 0: its fragment holds C^T
+ * (kernel rows are C's columns), so each thread's neighbours along a row of
+ * C sit in other lanes, and per-thread stores write C two bytes at a time.
+ * Instead the consumer stages its block transposed, as C's rows (BN rows of
+ * WG_M elements, 16-byte units permuted by the row mod 8 so the 4 rows a
+ * warp's store touches fall in different banks), then each thread stores
+ * whole 16-byte units along C's rows; a unit past n or off 16-byte alignment
+ * goes element by element. alpha, the bias (C's columns: the kernel's rows)
+ * and the activation are applied before staging, in fp32, once. */
+template <class Cfg, int DT, class FIN>
+static __device__ __forceinline__ void hg_fam_swap_store(const hg_epilogue &e, const typename Cfg::acc_t *frag,
+                                                         uint8_t *stage, int64_t krow0, int64_t kcol0, int ctid,
+                                                         int bar_id)
+{
+    static_assert(Cfg::SWAP_AB && Cfg::M_ATOMS == 1, "one m64 atom of C^T per consumer");
+    constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8;
+    constexpr int ROW_BYTES = Cfg::WG_M * Cfg::ELEM_BYTES;          /* one row of C: 128 bytes */
+    constexpr int UNIT_ELEMS = Cfg::SWIZZLE_UNIT_BYTES / Cfg::ELEM_BYTES; /* 8 */
+    constexpr int ROW_UNITS = ROW_BYTES / Cfg::SWIZZLE_UNIT_BYTES;  /* 8 */
+    constexpr int UNITS = Cfg::BN * ROW_UNITS;
+    static_assert(UNITS % Cfg::WG_THREADS == 0 || Cfg::WG_THREADS % UNITS == 0, "units spread evenly");
+    const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
+    const int r0 = warp * WARP_ROWS + lane / QUAD; /* the thread's kernel rows r0, r0 + 8: C's columns */
+    float bias[2] = {0.0f, 0.0f};
+    if constexpr (FIN::bias)
+        for (int h = 0; h < 2; h++)
+            if (krow0 + r0 + PAIR_COLS * h < e.n) bias[h] = hg_fin_bias<DT, FIN>(e, krow0 + r0 + PAIR_COLS * h);
+    /* Element (r, c) of the fragment, r = r0 + 8h, c = 8j + 2 (lane % 4) + x:
+     * C's row c, column r, at c * ROW_BYTES + ((r / 8) ^ (c % 8)) units +
+     * (r % 8) elements. c % 8 and r / 8 do not depend on j, so the thread's
+     * four (h, x) places are fixed offsets, j adding PAIR_COLS rows. */
+    uint32_t at[2][2];
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int x = 0; x < 2; x++) {
+            const int r = r0 + PAIR_COLS * h, c = 2 * (lane % QUAD) + x;
+            at[h][x] = (uint32_t)(c * ROW_BYTES + ((r / UNIT_ELEMS) ^ (c % Cfg::SWIZZLE_ROWS)) * Cfg::SWIZZLE_UNIT_BYTES +
+                                  (r % UNIT_ELEMS) * Cfg::ELEM_BYTES);
+        }
+    /* The previous tile's stores have read the stage. */
+    hg_bar_sync(bar_id, Cfg::WG_THREADS);
+#pragma unroll
+    for (int j = 0; j < Cfg::BN / PAIR_COLS; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            float v[2];
+            hg_acc_pair(frag, 4 * j + 2 * h, &v[0], &v[1]);
+#pragma unroll
+            for (int x = 0; x < 2; x++)
+                *(uint16_t *)(stage + j * PAIR_COLS * ROW_BYTES + at[h][x]) =
+                    hg_f32_to_elem<DT>(hg_fin_apply<FIN>(e.alpha * v[x], bias[h]));
+        }
+    hg_bar_sync(bar_id, Cfg::WG_THREADS);
+    const bool vec_ok = ((uintptr_t)e.C % Cfg::SWIZZLE_UNIT_BYTES) == 0 && e.ldc % UNIT_ELEMS == 0;
+    for (int u = ctid; u < UNITS; u += Cfg::WG_THREADS) {
+        const int c = u / ROW_UNITS, q = u % ROW_UNITS;
+        const int64_t row = kcol0 + c, col = krow0 + (int64_t)q * UNIT_ELEMS;
+        if (row >= e.m || col >= e.n) continue;
+        const uint8_t *src = stage + c * ROW_BYTES + (q ^ (c % Cfg::SWIZZLE_ROWS)) * Cfg::SWIZZLE_UNIT_BYTES;
+        uint16_t *dst = e.C + row * e.ldc + col;
+        if (vec_ok && col + UNIT_ELEMS <= e.n) {
+            *(uint4 *)dst = *(const uint4 *)src;
+        } else {
+            for (int x = 0; x < UNIT_ELEMS && col + x < e.n; x++) dst[x] = ((const uint16_t *)src)[x];
+        }
+    }
+}
+

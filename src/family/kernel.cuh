@@ -170,6 +170,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             if constexpr (Cfg::C_THREAD) {
                 hg_fin_dispatch<EPI>(epi, [&](auto fin) {
                     const hg_epilogue &product = Cfg::BATCHES ? hg_epilogue_at(epi, out.batch) : epi;
+                    if constexpr (Cfg::SWAP_AB) {
+                        if (epi.beta == 0.0f) { /* C's rows whole through the stage; beta reads C per thread */
+                            hg_fam_swap_store<Cfg, DT, decltype(fin)>(
+                                product, acc, cta.smem + Cfg::OFF_EPI + wg * Cfg::SWAP_STAGE_BYTES, row0, offset_n,
+                                ctid, bar_id);
+                            return;
+                        }
+                    }
 #pragma unroll
                     for (int i = 0; i < Cfg::M_ATOMS; i++)
                         hg_store_wgmma_acc<DT, Cfg::BN, Cfg::SWAP_AB, decltype(fin)>(
