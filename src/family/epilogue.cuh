@@ -36,7 +36,23 @@ template <class Cfg> static __device__ __forceinline__ uint64_t *hg_fam_cload_ba
     return (uint64_t *)(smem + Cfg::OFF_BARRIERS) + 2 * Cfg::STAGES + wg * Cfg::EPI_SLOTS;
 }
 
-template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
+/* The accumulator fragment's geometry (9.7.15.5.1): a warp's 16 rows, a
+ * quad's lanes along a row, a pair's columns 8 apart. */
+struct hg_fam_frag {
+    static constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8;
+};
+
+/* Byte offset of element (r, c) of a staged block: rows of ROW_BYTES, the
+ * 16-byte unit of a row permuted by the row's index mod SWIZZLE_ROWS (the
+ * 128-byte swizzle, which TMA's C map shares). */
+template <class Cfg> static __device__ __forceinline__ uint32_t hg_fam_swizzled(int r, int c)
+{
+    const uint32_t byte = (uint32_t)(c * Cfg::ELEM_BYTES);
+    const uint32_t unit = (byte / Cfg::SWIZZLE_UNIT_BYTES) ^ (uint32_t)(r % Cfg::SWIZZLE_ROWS);
+    return (uint32_t)(r * Cfg::ROW_BYTES) + unit * Cfg::SWIZZLE_UNIT_BYTES + byte % Cfg::SWIZZLE_UNIT_BYTES;
+}
+
+template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue : hg_fam_frag {
     uint8_t *slots;  /* this consumer's EPI_SLOTS chunks */
     uint64_t *cbar;  /* per slot: its C load's barrier */
     uint32_t seq;    /* chunks staged so far: the slot is seq % EPI_SLOTS */
@@ -53,9 +69,6 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
         bias_smem = (uint32_t *)(smem + Cfg::OFF_BIAS) + wg * (Cfg::BN / 2);
     }
 
-    /* The fragment's geometry (9.7.15.5.1): a warp's 16 rows, a quad's
-     * lanes along a row, a pair's columns 8 apart. */
-    static constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8;
     static constexpr int PAIRS = Cfg::EPI_COLS / PAIR_COLS; /* column pairs per thread per chunk */
     /* hg_matmul's bias for the tile's BN columns, in three steps that keep
      * its global latency off the epilogue and hold one register across the
@@ -88,15 +101,6 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
         if (ctid < BIAS_PAIRS) bias_smem[ctid] = bias_pair;
     }
 
-    /* Byte offset of element (r, c) of a chunk: rows of ROW_BYTES, the
-     * 16-byte unit of a row permuted by the row's index mod SWIZZLE_ROWS. */
-    static __device__ __forceinline__ uint32_t swizzled(int r, int c)
-    {
-        const uint32_t byte = (uint32_t)(c * Cfg::ELEM_BYTES);
-        const uint32_t unit = (byte / Cfg::SWIZZLE_UNIT_BYTES) ^ (uint32_t)(r % Cfg::SWIZZLE_ROWS);
-        return (uint32_t)(r * Cfg::ROW_BYTES) + unit * Cfg::SWIZZLE_UNIT_BYTES + byte % Cfg::SWIZZLE_UNIT_BYTES;
-    }
-
     /* Step 3 for one chunk: fragment layout (9.7.15.5.1): thread t, warp
      * w = t / 32, lane l: frag[4j + 2h + e] is element (16w + l/4 + 8h,
      * 8j + 2(l%4) + e) of the chunk. Each pair (e = 0, 1) is one 4-byte
@@ -115,7 +119,7 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
         for (int j = 0; j < PAIRS; j++) {
 #pragma unroll
             for (int h = 0; h < 2; h++) {
-                uint32_t *dst = (uint32_t *)(slot + swizzled(r + PAIR_COLS * h, c + PAIR_COLS * j));
+                uint32_t *dst = (uint32_t *)(slot + hg_fam_swizzled<Cfg>(r + PAIR_COLS * h, c + PAIR_COLS * j));
                 float v0, v1;
                 hg_acc_pair(frag, 4 * j + 2 * h, &v0, &v1);
                 v0 *= epi.alpha, v1 *= epi.alpha;
@@ -147,7 +151,7 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue {
         for (int idx = ctid; idx < Cfg::EPI_ROWS * Cfg::EPI_COLS; idx += Cfg::WG_THREADS) {
             const int r = idx / Cfg::EPI_COLS, c = idx % Cfg::EPI_COLS;
             if (row0 + r < epi.m && col0 + c < epi.n)
-                c_product[(row0 + r) * epi.ldc + col0 + c] = *(const uint16_t *)(slot + swizzled(r, c));
+                c_product[(row0 + r) * epi.ldc + col0 + c] = *(const uint16_t *)(slot + hg_fam_swizzled<Cfg>(r, c));
         }
         hg_fence_proxy_async_shared_cta();
     }
@@ -289,7 +293,7 @@ static __device__ __forceinline__ void hg_fam_swap_store(const hg_epilogue &e, c
                                                          int bar_id)
 {
     static_assert(Cfg::SWAP_AB && Cfg::M_ATOMS == 1, "one m64 atom of C^T per consumer");
-    constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8;
+    constexpr int WARP_ROWS = hg_fam_frag::WARP_ROWS, QUAD = hg_fam_frag::QUAD, PAIR_COLS = hg_fam_frag::PAIR_COLS;
     constexpr int ROW_BYTES = Cfg::WG_M * Cfg::ELEM_BYTES;          /* one row of C: 128 bytes */
     constexpr int UNIT_ELEMS = Cfg::SWIZZLE_UNIT_BYTES / Cfg::ELEM_BYTES; /* 8 */
     constexpr int ROW_UNITS = ROW_BYTES / Cfg::SWIZZLE_UNIT_BYTES;  /* 8 */
