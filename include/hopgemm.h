@@ -246,9 +246,11 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
  *   HG_ACT_NONE        no activation
  *   HG_ACT_RELU        max(v, 0) (NaN stays NaN)
  *   HG_ACT_GELU_TANH   0.5 v (1 + tanh(sqrt(2 / pi) (v + 0.044715 v^3))),
- *                      cuBLASLt's CUBLASLT_EPILOGUE_GELU; computed in fp32 as
- *                      v / (1 + exp(-2 sqrt(2 / pi) (v + 0.044715 v^3))),
- *                      within a few fp32 ulp of it (v = -inf gives NaN)
+ *                      cuBLASLt's CUBLASLT_EPILOGUE_GELU; computed in fp32
+ *                      with the GPU's tanh.approx, whose relative error (at
+ *                      most 2^-10.987) puts at most 0.5 |v| 2^-10.987 on the
+ *                      result before it is rounded to dtype: within fp16's
+ *                      rounding of v itself (v = -inf gives NaN)
  * The bias and the activation are applied in fp32 to the fp32 product, and the
  * result is rounded to dtype once (GENERIC rounds the product to dtype before
  * its second pass).
