@@ -295,6 +295,7 @@ static __device__ __forceinline__ void hg_fam_swap_store(const hg_epilogue &e, c
     static_assert(Cfg::SWAP_AB && Cfg::M_ATOMS == 1, "one m64 atom of C^T per consumer");
     constexpr int WARP_ROWS = hg_fam_frag::WARP_ROWS, QUAD = hg_fam_frag::QUAD, PAIR_COLS = hg_fam_frag::PAIR_COLS;
     constexpr int ROW_BYTES = Cfg::WG_M * Cfg::ELEM_BYTES;          /* one row of C: 128 bytes */
+    static_assert(ROW_BYTES == Cfg::ROW_BYTES, "C's staged rows are the swizzle's rows (hg_fam_swizzled)");
     constexpr int UNIT_ELEMS = Cfg::SWIZZLE_UNIT_BYTES / Cfg::ELEM_BYTES; /* 8 */
     constexpr int ROW_UNITS = ROW_BYTES / Cfg::SWIZZLE_UNIT_BYTES;  /* 8 */
     constexpr int UNITS = Cfg::BN * ROW_UNITS;
@@ -306,18 +307,14 @@ static __device__ __forceinline__ void hg_fam_swap_store(const hg_epilogue &e, c
         for (int h = 0; h < 2; h++)
             if (krow0 + r0 + PAIR_COLS * h < e.n) bias[h] = hg_fin_bias<DT, FIN>(e, krow0 + r0 + PAIR_COLS * h);
     /* Element (r, c) of the fragment, r = r0 + 8h, c = 8j + 2 (lane % 4) + x:
-     * C's row c, column r, at c * ROW_BYTES + ((r / 8) ^ (c % 8)) units +
-     * (r % 8) elements. c % 8 and r / 8 do not depend on j, so the thread's
-     * four (h, x) places are fixed offsets, j adding PAIR_COLS rows. */
+     * C's row c, column r, at hg_fam_swizzled(c, r). c % 8 and r / 8 do not
+     * depend on j, so the thread's four (h, x) places are fixed offsets, j
+     * adding PAIR_COLS rows. */
     uint32_t at[2][2];
 #pragma unroll
     for (int h = 0; h < 2; h++)
 #pragma unroll
-        for (int x = 0; x < 2; x++) {
-            const int r = r0 + PAIR_COLS * h, c = 2 * (lane % QUAD) + x;
-            at[h][x] = (uint32_t)(c * ROW_BYTES + ((r / UNIT_ELEMS) ^ (c % Cfg::SWIZZLE_ROWS)) * Cfg::SWIZZLE_UNIT_BYTES +
-                                  (r % UNIT_ELEMS) * Cfg::ELEM_BYTES);
-        }
+        for (int x = 0; x < 2; x++) at[h][x] = hg_fam_swizzled<Cfg>(2 * (lane % QUAD) + x, r0 + PAIR_COLS * h);
     /* The previous tile's stores have read the stage. */
     hg_bar_sync(bar_id, Cfg::WG_THREADS);
 #pragma unroll
@@ -337,7 +334,7 @@ static __device__ __forceinline__ void hg_fam_swap_store(const hg_epilogue &e, c
         const int c = u / ROW_UNITS, q = u % ROW_UNITS;
         const int64_t row = kcol0 + c, col = krow0 + (int64_t)q * UNIT_ELEMS;
         if (row >= e.m || col >= e.n) continue;
-        const uint8_t *src = stage + c * ROW_BYTES + (q ^ (c % Cfg::SWIZZLE_ROWS)) * Cfg::SWIZZLE_UNIT_BYTES;
+        const uint8_t *src = stage + hg_fam_swizzled<Cfg>(c, q * UNIT_ELEMS);
         uint16_t *dst = e.C + row * e.ldc + col;
         if (vec_ok && col + UNIT_ELEMS <= e.n) {
             *(uint4 *)dst = *(const uint4 *)src;
