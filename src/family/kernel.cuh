@@ -121,6 +121,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const int wg = tid / Cfg::WG_THREADS;
         const int ctid = tid % Cfg::WG_THREADS;
         const int bar_id = 1 + wg; /* this group's named barrier (0 is __syncthreads) */
+        /* The consumer's rows of a tile, as a part (config.cuh's SK_PARTS):
+         * its own WG_M rows, or with ping-pong the whole tile. */
+        const int part = Cfg::PINGPONG ? 0 : wg;
         volatile uint32_t *sk_last = (volatile uint32_t *)(cta.smem + Cfg::OFF_FLAGS) + wg;
         hg_fam_epilogue<Cfg, DT, EPI> out;
         out.init(cta.smem, wg);
@@ -144,7 +147,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             /* Pin the zeros before the first wgmma.fence, so no move of them
              * lands between wgmmas (ptxas would then serialize them). */
             hg_acc_fence<Cfg::ACC_REGS>(acc);
-            const int64_t row0 = offset_m + (Cfg::PINGPONG ? 0 : (int64_t)wg * Cfg::WG_M);
+            const int64_t row0 = offset_m + (int64_t)part * Cfg::WG_M;
             const uint32_t t_piece = hg_prof_clock();
             pr.kblocks += (uint32_t)(pc.k_end - pc.k_begin), pr.pieces++;
             /* Only a whole tile surely writes C (a tail piece may not). */
@@ -153,7 +156,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             if constexpr (!Cfg::C_THREAD) out.prefetch_bias(epi, offset_n, ctid);
             if constexpr (Cfg::PINGPONG) /* this consumer's n-th turn (piece_no = n * CONSUMERS + wg + 1) */
                 hg_mbarrier_wait(hg_fam_turn_barrier<Cfg>(cta.smem, wg), (piece_no - 1) / Cfg::CONSUMERS & 1u);
-            hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, wg, ctid, pc.k_end - pc.k_begin, &pr);
+            hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, part, ctid, pc.k_end - pc.k_begin, &pr);
             /* Its wgmmas are done (consume waited for them): the other
              * consumer's turn. */
             if (Cfg::PINGPONG && ctid == 0)
@@ -161,8 +164,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             const uint32_t t_drained = hg_prof_clock();
             pr.main += t_drained - t_piece;
             /* A piece of a tail tile: only the last piece to finish writes C. */
-            if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cta.cluster_id, cta.rank,
-                                                         Cfg::PINGPONG ? 0 : wg, ctid, bar_id,
+            if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cta.cluster_id, cta.rank, part, ctid, bar_id,
                                                          sk_last, sk_partials, sk_counters)) {
                 pr.epi += hg_prof_clock() - t_drained;
                 continue;

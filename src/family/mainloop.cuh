@@ -119,17 +119,18 @@ static __device__ __forceinline__ void hg_fam_consumer_wait(const hg_pipeline &p
     pr->full += hg_prof_clock() - t0;
 }
 
-/* One consumer's mainloop over k blocks [0, k_count) of a piece: the ring's
+/* One consumer's mainloop over k blocks [0, k_count) of a piece (its rows of A:
+ * part, kernel.cuh's consumer part of the tile): the ring's
  * cursor carries over from piece to piece. Every stage it acquires is
  * released before it returns, so the producer fills the next piece's stages
  * while this one's epilogue runs. */
 template <class Cfg, int DT>
 static __device__ __forceinline__ void hg_fam_consume(typename Cfg::acc_t *acc, const hg_pipeline &pipe,
                                                       hg_pipe_cursor *cur,
-                                                      uint8_t *smem, int wg, int ctid, int64_t k_count,
+                                                      uint8_t *smem, int part, int ctid, int64_t k_count,
                                                       hg_prof_consumer *pr)
 {
-    const uint32_t a_off = Cfg::PINGPONG ? 0u : (uint32_t)(wg * Cfg::WG_A_BYTES); /* ping-pong: the whole tile */
+    const uint32_t a_off = (uint32_t)(part * Cfg::WG_A_BYTES); /* the consumer's rows of A */
     if constexpr (Cfg::EARLY_RELEASE) {
         /* Release each stage as soon as its own wgmmas are done, before
          * waiting for the next one: a slot turns over in one tensor-work
