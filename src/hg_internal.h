@@ -525,12 +525,12 @@ double hg__check_bound_16f(hg_activation act, double y, double abs_sum, int64_t 
 
 /* hg_matmul's epilogue in float64: bias element j (0 without a bias; a host
  * copy), the activation, and the bound for an output y = act(pre), pre =
- * product + bias (product: alpha AB + beta C, abs_sum hg__ref_element_abs's
- * magnitudes); without an epilogue (bias NULL, HG_ACT_NONE) the bound is
- * hg__check_bound. */
+ * alpha AB + beta C + bias (hg__ref_element_abs's value, abs_sum its
+ * magnitudes; bias hg__ref_bias's); without an epilogue (bias NULL,
+ * HG_ACT_NONE) the bound is hg__check_bound. */
 double hg__ref_bias(const hg__problem *p, int64_t j);
 double hg__ref_activation(hg_activation act, double x);
-double hg__check_bound_act(hg_dtype dt, hg_activation act, double y, double pre, double product, double abs_sum,
+double hg__check_bound_act(hg_dtype dt, hg_activation act, double y, double pre, double bias, double abs_sum,
                            int epilogue);
 
 /* An H200 as the kernels see it (132 SMs, 227 KiB of shared memory per

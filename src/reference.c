@@ -133,7 +133,7 @@ static double act_slope(hg_activation act) { return act == HG_ACT_GELU_TANH ? 1.
  * relative error PTX bounds by 2^-10.987: 0.5 |pre| of it on the result. */
 #define HG_TANH_APPROX_REL_ERR 4.93e-4
 
-double hg__check_bound_act(hg_dtype dt, hg_activation act, double y, double pre, double product, double abs_sum,
+double hg__check_bound_act(hg_dtype dt, hg_activation act, double y, double pre, double bias, double abs_sum,
                            int epilogue)
 {
     if (!epilogue) return hg__check_bound(dt, y, abs_sum);
@@ -142,6 +142,7 @@ double hg__check_bound_act(hg_dtype dt, hg_activation act, double y, double pre,
      * (GENERIC applies them in a second pass). */
     const double slope = act_slope(act);
     const double rtol = hg__check_rtol(dt);
+    const double product = pre - bias; /* alpha AB + beta C */
     const double tanh_err = act == HG_ACT_GELU_TANH ? 0.5 * fabs(pre) * HG_TANH_APPROX_REL_ERR : 0.0;
     return rtol * fabs(y) + slope * (rtol * fabs(product) + ldexp(abs_sum, -18)) + tanh_err + 1e-6;
 }

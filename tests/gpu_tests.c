@@ -96,7 +96,7 @@ int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB
         double err = fabs(x - ref);
         double bound = p->compute == HG_COMPUTE_16F
                            ? hg__check_bound_16f(p->act, ref, mag, p->k)
-                           : hg__check_bound_act(p->dtype, p->act, ref, pre, pre - hg__ref_bias(p, j), mag,
+                           : hg__check_bound_act(p->dtype, p->act, ref, pre, hg__ref_bias(p, j), mag,
                                                  hg__has_epilogue(p));
         num += (x - ref) * (x - ref);
         den += ref * ref;

@@ -239,8 +239,8 @@ static bool choose_samples(bench *b)
         b->sref[s] = hg__ref_activation(o->act, pre);
         b->sbound[s] = o->compute == HG_COMPUTE_16F
                            ? hg__check_bound_16f(o->act, b->sref[s], abs_sum, o->k)
-                           : hg__check_bound_act(o->dtype, o->act, b->sref[s], pre, pre - hg__ref_bias(&p, b->sj[s]),
-                                                 abs_sum, hg__has_epilogue(&p));
+                           : hg__check_bound_act(o->dtype, o->act, b->sref[s], pre, hg__ref_bias(&p, b->sj[s]), abs_sum,
+                                                 hg__has_epilogue(&p));
     }
     return true;
 }
