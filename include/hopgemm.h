@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 #define HG_VERSION_MAJOR 0
-#define HG_VERSION_MINOR 4
+#define HG_VERSION_MINOR 5
 #define HG_VERSION_PATCH 0
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
@@ -86,6 +86,15 @@ typedef enum { HG_F16 = 0, HG_BF16 = 1 } hg_dtype;
  *                   never less precisely; hg_matmul_plan names the kernel,
  *                   and the _f16acc ones are those that accumulate in fp16. */
 typedef enum { HG_COMPUTE_32F = 0, HG_COMPUTE_16F = 1 } hg_compute;
+
+/* hg_matmul's output type (its descriptor's `c_type`):
+ *   HG_C_AS_INPUTS  C holds elements of the inputs' dtype (the default, zero,
+ *                   and hg_gemm's)
+ *   HG_C_F32        C holds fp32 elements (4 bytes: C 4-byte aligned, ldc and
+ *                   stride_c in fp32 elements); the fp32 result is stored
+ *                   without rounding to 16 bits, and beta reads the old C as
+ *                   fp32. The bias stays in the inputs' dtype. */
+typedef enum { HG_C_AS_INPUTS = 0, HG_C_F32 = 1 } hg_c_type;
 
 /* Whether an operand is used as stored (N) or transposed (T); see above. */
 typedef enum { HG_OP_N = 0, HG_OP_T = 1 } hg_op;
@@ -277,9 +286,20 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
  * hg_set_kernel that accumulates in fp16 returns HG_STATUS_NOT_SUPPORTED for a
  * call that asks for HG_COMPUTE_32F (and hg_gemm's calls all do); one that
  * accumulates in fp32 serves both.
+ * The output type: `c_type` (hg_c_type above); HG_C_F32 writes fp32 C
+ * (cuBLASLt's Ctype = Dtype = CUDA_R_32F with 16-bit A and B). The family's
+ * configurations with the staged epilogue write it (C 16-byte aligned, ldc
+ * and stride_c multiples of 4 fp32 elements, for TMA), but the nt one; the
+ * _swap ones write it per thread; GENERIC writes any other. The series, the
+ * _ct configurations, those of 256-row tiles and the nt one write C in the
+ * inputs' type only and return HG_STATUS_NOT_SUPPORTED for it when chosen
+ * with hg_set_kernel (AUTO passes them by); hg_matmul_plan names the kernel.
+ * With HG_C_F32, "C's span" and the overlap rules below count fp32
+ * elements, and no region of C may share a byte with A, B or the bias.
  * Statuses: those of hg_gemm, and HG_STATUS_INVALID_VALUE also for desc NULL,
  * a size smaller than the fields up to `activation`, an activation or a
- * compute not of its enum, HG_COMPUTE_16F with HG_BF16, a bias not 2-byte aligned, a bias sharing an element with C, a
+ * compute or a c_type not of its enum, HG_COMPUTE_16F with HG_BF16, C not
+ * 4-byte aligned with HG_C_F32, a bias not 2-byte aligned, a bias sharing an element with C, a
  * negative batch_count or stride, overlapping products of C, or C's range
  * meeting A's, B's or the bias's with batch_count > 1.
  */
@@ -308,11 +328,13 @@ typedef struct {
     int64_t stride_a, stride_b, stride_c, stride_bias; /* elements from one product's to the next's */
     /* The accumulation (since 0.3.0; a size short of it: HG_COMPUTE_32F) */
     hg_compute compute;
+    /* C's element type (since 0.5.0; a size short of it: HG_C_AS_INPUTS) */
+    hg_c_type c_type;
 } hg_matmul_desc;
 
 #define HG_MATMUL_DESC_INIT                                                                              \
     {sizeof(hg_matmul_desc), HG_OP_N, HG_OP_N, 0, 0, 0, 1.0f, 0.0f, NULL, 0, NULL, 0, NULL, 0, HG_F16, NULL, \
-     HG_ACT_NONE, 1, 0, 0, 0, 0, HG_COMPUTE_32F}
+     HG_ACT_NONE, 1, 0, 0, 0, 0, HG_COMPUTE_32F, HG_C_AS_INPUTS}
 
 hg_status hg_matmul(hg_handle h, const hg_matmul_desc *desc);
 

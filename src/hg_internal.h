@@ -33,7 +33,11 @@ typedef struct {
     int64_t batch;
     int64_t stride_a, stride_b, stride_c, stride_bias;
     hg_compute compute; /* hg_matmul's accumulation; HG_COMPUTE_32F for hg_gemm */
+    hg_c_type c_type;   /* hg_matmul's C elements; HG_C_AS_INPUTS for hg_gemm */
 } hg__problem;
+
+/* Bytes of one element of C (2, or 4 for HG_C_F32). */
+static inline int hg__c_bytes(const hg__problem *p) { return p->c_type == HG_C_F32 ? 4 : 2; }
 
 /* A and B as stored (row-major), from the ops: A is rows_a x cols_a (m x k
  * for HG_OP_N, k x m for HG_OP_T), B is rows_b x cols_b. */
@@ -139,6 +143,9 @@ typedef struct {
     /* 1: it accumulates in fp16 (the family's _f16acc rows): only for calls
      * that ask for HG_COMPUTE_16F. */
     int acc16;
+    /* Whether it writes an fp32 C (hg_matmul's HG_C_F32): the family's staged
+     * rows (HG_FAM_WRITES_F32) and GENERIC. */
+    int writes_f32;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
@@ -247,6 +254,17 @@ HG_DECLARE_KERNEL(v6);
  * staged epilogue spilled with them (ptxas 13.0, 256 x 128: the bf16 kernel,
  * release and profiling builds). */
 #define HG_FAM_FUSES_EPILOGUE(bm, bn) ((bm) != 256)
+
+/* Whether it writes an fp32 C (HG_C_F32): the rows that fuse hg_matmul's
+ * epilogue, staged or swapped (per thread), but not the _ct rows (16-bit
+ * per-thread stores only) nor the staged nt row, whose fp32 kernel spilled
+ * 4 bytes (ptxas 13.0, both dtypes). GENERIC writes the rest. */
+#define HG_FAM_F32_SPILLS_tn 0
+#define HG_FAM_F32_SPILLS_tt 0
+#define HG_FAM_F32_SPILLS_nn 0
+#define HG_FAM_F32_SPILLS_nt 1
+#define HG_FAM_WRITES_F32(bm, bn, c_thread, swap, layout) \
+    (HG_FAM_FUSES_EPILOGUE(bm, bn) && ((swap) || (!(c_thread) && !HG_FAM_F32_SPILLS_##layout)))
 
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
  * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,
@@ -460,7 +478,7 @@ hg_status hg__create_for_device(hg_handle *out, const hg__device *d);
  * host (testable without a driver), then encoded through the driver entry
  * point. */
 typedef struct {
-    int elem_bytes;     /* 2 */
+    int elem_bytes;     /* 2, or 4 for an fp32 C */
     int rank;           /* 2, or 3: batch and stride2 count */
     uint64_t dim[2];    /* {inner (contiguous) extent, outer extent}, elements */
     uint64_t stride1;   /* bytes between consecutive outer rows */
@@ -489,15 +507,19 @@ uint16_t hg__from_f32(float f, hg_dtype dt);
 
 /* The float64 reference of one output element, on host copies of A, B, C. */
 double hg__ref_element(const hg__problem *p, const uint16_t *A, const uint16_t *B,
-                       const uint16_t *C, int64_t i, int64_t j);
+                       const void *C, int64_t i, int64_t j);
 
 /* The same element, and in *abs_sum the sum of the magnitudes of its terms
  * (|alpha| * sum_l |a_il b_lj| + |beta c_ij| + |bias_j|): the scale that the
  * fp32 accumulation error grows with, for the tests' error bounds. A bias is
  * added (p->bias, here a host copy), the activation is not: see
  * hg__ref_activation. */
-double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C,
+double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16_t *B, const void *C,
                            int64_t i, int64_t j, double *abs_sum);
+
+/* Element idx of a host copy of C, as a double: 16-bit elements of p's
+ * dtype, or fp32 (p->c_type). */
+double hg__c_value(const hg__problem *p, const void *C, int64_t idx);
 
 /* The inputs and the checking rule the tests and the tool share (test kit:
  * src/reference.c, never in a shipped library).
@@ -516,8 +538,10 @@ double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16
 uint64_t hg__rng_next(uint64_t *state);
 void hg__fill_uniform(uint16_t *h, size_t count, hg_dtype dt, uint64_t *state, size_t period);
 double hg__check_bound(hg_dtype dt, double ref, double abs_sum);
-/* The output type's rounding in those bounds: 2^-10 fp16, 2^-7 bf16. */
+/* The output type's rounding in those bounds: 2^-10 fp16, 2^-7 bf16;
+ * hg__check_rtol_c: C's type's (2^-23 for an fp32 C). */
 double hg__check_rtol(hg_dtype dt);
+double hg__check_rtol_c(const hg__problem *p);
 /* The check's bound for HG_COMPUTE_16F (fp16 accumulators) on the tests' and
  * the tool's zero-mean random inputs: y the reference (after the
  * activation), abs_sum the sum of |terms|, k the product's depth. */
@@ -526,11 +550,12 @@ double hg__check_bound_16f(hg_activation act, double y, double abs_sum, int64_t 
 /* hg_matmul's epilogue in float64: bias element j (0 without a bias; a host
  * copy), the activation, and the bound for an output y = act(pre), pre =
  * alpha AB + beta C + bias (hg__ref_element_abs's value, abs_sum its
- * magnitudes; bias hg__ref_bias's); without an epilogue (bias NULL,
- * HG_ACT_NONE) the bound is hg__check_bound. */
+ * magnitudes; bias hg__ref_bias's), rtol C's type's (hg__check_rtol_c);
+ * without an epilogue (bias NULL, HG_ACT_NONE) the bound is
+ * hg__check_bound's rule with that rtol. */
 double hg__ref_bias(const hg__problem *p, int64_t j);
 double hg__ref_activation(hg_activation act, double x);
-double hg__check_bound_act(hg_dtype dt, hg_activation act, double y, double pre, double bias, double abs_sum,
+double hg__check_bound_act(double rtol, hg_activation act, double y, double pre, double bias, double abs_sum,
                            int epilogue);
 
 /* An H200 as the kernels see it (132 SMs, 227 KiB of shared memory per
@@ -540,7 +565,7 @@ hg__device hg__device_h200_model(void);
 
 /* The whole reference into ref (m x n doubles, ld n). */
 void hg__ref_gemm(const hg__problem *p, const uint16_t *A, const uint16_t *B,
-                  const uint16_t *C, double *ref);
+                  const void *C, double *ref);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,7 @@
 typedef struct {
     int64_t m, n, k, lda, ldb, ldc;
     int64_t batch, stride_a, stride_b, stride_c;
-    int ops, dtype, beta_nonzero, epilogue, compute;
+    int ops, dtype, beta_nonzero, epilogue, compute, c_type;
     unsigned low_a, low_b, low_c;
     size_t ws_limit;
 } plan_key;
@@ -261,6 +261,7 @@ static const char *lacks(const hg__kernel_entry *k, const hg__problem *p)
     if (p->batch > 1 && !k->batched) return "does not run a batch (batch_count > 1).";
     if (k->acc16 && p->compute != HG_COMPUTE_16F)
         return "accumulates in fp16, and the call asks for fp32 (HG_COMPUTE_32F; hg_gemm always does).";
+    if (p->c_type == HG_C_F32 && !k->writes_f32) return "writes C in the inputs' type only, not fp32 (c_type HG_C_F32).";
     return NULL;
 }
 
@@ -291,6 +292,7 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
         key.m = p->m, key.n = p->n, key.k = p->k, key.lda = p->lda, key.ldb = p->ldb, key.ldc = p->ldc;
         key.ops = (int)p->opA * 2 + (int)p->opB, key.dtype = (int)p->dtype, key.beta_nonzero = p->beta != 0.0f;
         key.epilogue = hg__has_epilogue(p), key.compute = (int)p->compute;
+        key.c_type = (int)p->c_type;
         key.batch = p->batch, key.stride_a = p->stride_a, key.stride_b = p->stride_b, key.stride_c = p->stride_c;
         key.low_a = (unsigned)((uintptr_t)p->A & PLAN_KEY_LOW_BITS);
         key.low_b = (unsigned)((uintptr_t)p->B & PLAN_KEY_LOW_BITS);
@@ -361,6 +363,7 @@ hg__problem hg__problem_make(hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t
     p.batch = 1;
     p.stride_a = p.stride_b = p.stride_c = p.stride_bias = 0;
     p.compute = HG_COMPUTE_32F;
+    p.c_type = HG_C_AS_INPUTS;
     return p;
 }
 
@@ -371,7 +374,7 @@ hg__problem hg__problem_at(const hg__problem *p, int64_t i)
      * stays NULL) */
     if (q.A) q.A = (const uint16_t *)q.A + i * p->stride_a;
     if (q.B) q.B = (const uint16_t *)q.B + i * p->stride_b;
-    if (q.C) q.C = (uint16_t *)q.C + i * p->stride_c;
+    if (q.C) q.C = (char *)q.C + i * p->stride_c * hg__c_bytes(p);
     if (q.bias) q.bias = (const uint16_t *)q.bias + i * p->stride_bias;
     q.batch = 1;
     return q;
@@ -461,7 +464,7 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
 }
 
 /* The descriptor's first fields (up to activation) are required; the
- * batch's, appended in 0.2.0, and compute, in 0.3.0, are read when size
+ * batch's, appended in 0.2.0, compute, in 0.3.0, and c_type, in 0.5.0, are read when size
  * covers them. */
 #define DESC_V1_BYTES (offsetof(hg_matmul_desc, activation) + sizeof(hg_activation))
 #define DESC_HAS(d, field) ((d)->size >= offsetof(hg_matmul_desc, field) + sizeof((d)->field))
@@ -488,6 +491,7 @@ static hg_status desc_problem(hg_handle h, const char *who, const hg_matmul_desc
         p->stride_bias = d->stride_bias;
     }
     if (DESC_HAS(d, compute)) p->compute = d->compute;
+    if (DESC_HAS(d, c_type)) p->c_type = d->c_type;
     return HG_STATUS_SUCCESS;
 }
 

@@ -82,7 +82,13 @@ static double b_at(const hg__problem *p, const uint16_t *B, int64_t l, int64_t j
     return (double)hg__to_f32(v, p->dtype);
 }
 
-double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C,
+double hg__c_value(const hg__problem *p, const void *C, int64_t idx)
+{
+    if (p->c_type == HG_C_F32) return (double)((const float *)C)[idx];
+    return (double)hg__to_f32(((const uint16_t *)C)[idx], p->dtype);
+}
+
+double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16_t *B, const void *C,
                            int64_t i, int64_t j, double *abs_sum)
 {
     double acc = 0.0, mag = 0.0;
@@ -95,7 +101,7 @@ double hg__ref_element_abs(const hg__problem *p, const uint16_t *A, const uint16
     double out = (double)p->alpha * acc;
     mag *= fabs((double)p->alpha);
     if (p->beta != 0.0f) {
-        double c = (double)p->beta * (double)hg__to_f32(C[i * p->ldc + j], p->dtype);
+        double c = (double)p->beta * hg__c_value(p, C, i * p->ldc + j);
         out += c;
         mag += fabs(c);
     }
@@ -133,27 +139,28 @@ static double act_slope(hg_activation act) { return act == HG_ACT_GELU_TANH ? 1.
  * relative error PTX bounds by 2^-10.987: 0.5 |pre| of it on the result. */
 #define HG_TANH_APPROX_REL_ERR 4.93e-4
 
-double hg__check_bound_act(hg_dtype dt, hg_activation act, double y, double pre, double bias, double abs_sum,
+double hg__check_rtol_c(const hg__problem *p) { return p->c_type == HG_C_F32 ? ldexp(1.0, -23) : hg__check_rtol(p->dtype); }
+
+double hg__check_bound_act(double rtol, hg_activation act, double y, double pre, double bias, double abs_sum,
                            int epilogue)
 {
-    if (!epilogue) return hg__check_bound(dt, y, abs_sum);
+    if (!epilogue) return rtol * fabs(y) + ldexp(abs_sum, -18) + 1e-7; /* hg__check_bound's rule */
     /* The product's error passes through the activation's slope; the product
      * may have been rounded to C's type before the bias and the activation
      * (GENERIC applies them in a second pass). */
     const double slope = act_slope(act);
-    const double rtol = hg__check_rtol(dt);
     const double product = pre - bias; /* alpha AB + beta C */
     const double tanh_err = act == HG_ACT_GELU_TANH ? 0.5 * fabs(pre) * HG_TANH_APPROX_REL_ERR : 0.0;
     return rtol * fabs(y) + slope * (rtol * fabs(product) + ldexp(abs_sum, -18)) + tanh_err + 1e-6;
 }
 
-double hg__ref_element(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C, int64_t i,
+double hg__ref_element(const hg__problem *p, const uint16_t *A, const uint16_t *B, const void *C, int64_t i,
                        int64_t j)
 {
     return hg__ref_element_abs(p, A, B, C, i, j, NULL);
 }
 
-void hg__ref_gemm(const hg__problem *p, const uint16_t *A, const uint16_t *B, const uint16_t *C, double *ref)
+void hg__ref_gemm(const hg__problem *p, const uint16_t *A, const uint16_t *B, const void *C, double *ref)
 {
     for (int64_t i = 0; i < p->m; i++)
         for (int64_t j = 0; j < p->n; j++) ref[i * p->n + j] = hg__ref_element(p, A, B, C, i, j);
@@ -193,7 +200,7 @@ double hg__check_bound_16f(hg_activation act, double y, double abs_sum, int64_t 
 
 double hg__check_bound(hg_dtype dt, double ref, double abs_sum)
 {
-    return hg__check_rtol(dt) * fabs(ref) + ldexp(abs_sum, -18) + 1e-7;
+    return hg__check_bound_act(hg__check_rtol(dt), HG_ACT_NONE, ref, ref, 0.0, abs_sum, 0);
 }
 
 hg__device hg__device_h200_model(void)

@@ -67,7 +67,10 @@ hg_status hg__tmap_encode(void *out, const void *base, hg_dtype dtype, const hg_
                             : tp->swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                             : tp->swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                       : CU_TENSOR_MAP_SWIZZLE_NONE;
-    CUtensorMapDataType dt = dtype == HG_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    /* 4-byte elements: an fp32 C (HG_C_F32); else the inputs' dtype. */
+    CUtensorMapDataType dt = tp->elem_bytes == 4   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                             : dtype == HG_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     CUresult r = fn((CUtensorMap *)out, dt, (cuuint32_t)tp->rank, (void *)base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
                     sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {

@@ -4,13 +4,21 @@
 
 #include "hg_internal.h"
 
-/* Bytes spanned by a rows x cols row-major matrix with leading dimension ld;
- * -1 when that does not fit in int64 (the caller has checked ld >= cols). */
-static int64_t span_bytes(int64_t rows, int64_t cols, int64_t ld)
+/* Bytes spanned by a rows x cols row-major matrix of eb-byte elements with
+ * leading dimension ld; -1 when that does not fit in int64 (the caller has
+ * checked ld >= cols). */
+static int64_t span_bytes(int64_t rows, int64_t cols, int64_t ld, int eb)
 {
     if (rows == 0 || cols == 0) return 0;
-    if (rows - 1 > (INT64_MAX / 2 - cols) / ld) return -1;
-    return ((rows - 1) * ld + cols) * 2;
+    if (rows - 1 > (INT64_MAX / 4 - cols) / ld) return -1;
+    return ((rows - 1) * ld + cols) * eb;
+}
+
+/* A matrix of eb-byte elements as a region of bytes (hg__regions_meet). */
+static hg__region region_bytes(const void *base, int64_t rows, int64_t cols, int64_t ld, int eb)
+{
+    hg__region r = {(int64_t)(uintptr_t)base, rows, cols * eb, ld * eb};
+    return r;
 }
 
 __extension__ typedef unsigned __int128 hg__u128;
@@ -72,23 +80,25 @@ int hg__regions_meet(hg__region x, hg__region y)
 }
 
 /* The bytes [lo, hi) that `count` matrices of span_b bytes, stride
- * elements apart, cover from base; 0 when that does not fit in 64 bits. */
-static int batch_range(const void *base, int64_t count, int64_t stride, int64_t span_b, uint64_t *lo, uint64_t *hi)
+ * elements of eb bytes apart, cover from base; 0 when that does not fit in
+ * 64 bits. */
+static int batch_range(const void *base, int64_t count, int64_t stride, int eb, int64_t span_b, uint64_t *lo,
+                       uint64_t *hi)
 {
-    if (stride > 0 && count - 1 > (INT64_MAX / 2 - span_b) / stride) return 0;
+    if (stride > 0 && count - 1 > (INT64_MAX / 4 - span_b) / stride) return 0;
     *lo = (uint64_t)(uintptr_t)base;
-    *hi = *lo + (uint64_t)((count - 1) * stride * 2 + span_b);
+    *hi = *lo + (uint64_t)((count - 1) * stride * eb + span_b);
     return *hi >= *lo;
 }
 
-/* NULL when the `count` matrices of span_b bytes, stride elements apart from
- * base, stay clear of C's range [c_lo, c_hi); else `too_big` (their range
- * does not fit in 64 bits) or `meets`. */
+/* NULL when the `count` matrices of span_b bytes, stride 16-bit elements
+ * apart from base, stay clear of C's range [c_lo, c_hi); else `too_big`
+ * (their range does not fit in 64 bits) or `meets`. */
 static const char *batch_clear_of_c(const void *base, int64_t count, int64_t stride, int64_t span_b, uint64_t c_lo,
                                     uint64_t c_hi, const char *too_big, const char *meets)
 {
     uint64_t lo, hi;
-    if (!batch_range(base, count, stride, span_b, &lo, &hi)) return too_big;
+    if (!batch_range(base, count, stride, 2, span_b, &lo, &hi)) return too_big;
     return lo < c_hi && c_lo < hi ? meets : NULL;
 }
 
@@ -107,15 +117,16 @@ static const char *validate_batch(const hg__problem *p, const hg__stored *st, ch
         return why;
     }
     if (p->batch <= 1 || p->m == 0 || p->n == 0) return NULL;
-    const int64_t span_c = span_bytes(p->m, p->n, p->ldc); /* checked >= 0 by the caller */
-    if (p->stride_c < span_c / 2) {
+    const int eb = hg__c_bytes(p);
+    const int64_t span_c = span_bytes(p->m, p->n, p->ldc, eb); /* checked >= 0 by the caller */
+    if (p->stride_c < span_c / eb) {
         snprintf(why, why_size,
                  "stride_c = %lld is below C's span (m - 1) * ldc + n = %lld: the batch's products of C would overlap.",
-                 (long long)p->stride_c, (long long)(span_c / 2));
+                 (long long)p->stride_c, (long long)(span_c / eb));
         return why;
     }
     uint64_t c_lo, c_hi;
-    if (!batch_range(p->C, p->batch, p->stride_c, span_c, &c_lo, &c_hi))
+    if (!batch_range(p->C, p->batch, p->stride_c, eb, span_c, &c_lo, &c_hi))
         return "the batch of C spans more bytes than a 64-bit size holds.";
     const char *why_not = NULL;
     if (p->bias)
@@ -123,11 +134,11 @@ static const char *validate_batch(const hg__problem *p, const hg__stored *st, ch
                                    "the batch of bias spans more bytes than a 64-bit size holds.",
                                    "the batch's bias range meets C's; the output must not alias an input.");
     if (why_not || p->k == 0 || p->alpha == 0.0f) return why_not; /* A and B are not read */
-    why_not = batch_clear_of_c(p->A, p->batch, p->stride_a, span_bytes(st->rows_a, st->cols_a, p->lda), c_lo, c_hi,
+    why_not = batch_clear_of_c(p->A, p->batch, p->stride_a, span_bytes(st->rows_a, st->cols_a, p->lda, 2), c_lo, c_hi,
                                "the batch of A spans more bytes than a 64-bit size holds.",
                                "the batch's A range meets C's; the output must not alias an input.");
     if (why_not) return why_not;
-    return batch_clear_of_c(p->B, p->batch, p->stride_b, span_bytes(st->rows_b, st->cols_b, p->ldb), c_lo, c_hi,
+    return batch_clear_of_c(p->B, p->batch, p->stride_b, span_bytes(st->rows_b, st->cols_b, p->ldb, 2), c_lo, c_hi,
                             "the batch of B spans more bytes than a 64-bit size holds.",
                             "the batch's B range meets C's; the output must not alias an input.");
 }
@@ -138,6 +149,8 @@ const char *hg__validate(const hg__problem *p)
     if (p->opA != HG_OP_N && p->opA != HG_OP_T) return "opA is not HG_OP_N or HG_OP_T.";
     if (p->opB != HG_OP_N && p->opB != HG_OP_T) return "opB is not HG_OP_N or HG_OP_T.";
     if (p->dtype != HG_F16 && p->dtype != HG_BF16) return "dtype is not HG_F16 or HG_BF16.";
+    if (p->c_type != HG_C_AS_INPUTS && p->c_type != HG_C_F32) return "c_type is not HG_C_AS_INPUTS or HG_C_F32.";
+    const int eb = hg__c_bytes(p);
     if (p->m < 0 || p->n < 0 || p->k < 0) {
         snprintf(why, sizeof why, "sizes must be >= 0 (got m=%lld, n=%lld, k=%lld).", (long long)p->m,
                  (long long)p->n, (long long)p->k);
@@ -163,9 +176,9 @@ const char *hg__validate(const hg__problem *p)
         snprintf(why, sizeof why, "ldc = %lld is smaller than n = %lld.", (long long)p->ldc, (long long)need);
         return why;
     }
-    int64_t bytes_a = span_bytes(rows_a, cols_a, p->lda);
-    int64_t bytes_b = span_bytes(rows_b, cols_b, p->ldb);
-    int64_t bytes_c = span_bytes(p->m, p->n, p->ldc);
+    int64_t bytes_a = span_bytes(rows_a, cols_a, p->lda, 2);
+    int64_t bytes_b = span_bytes(rows_b, cols_b, p->ldb, 2);
+    int64_t bytes_c = span_bytes(p->m, p->n, p->ldc, eb);
     if (bytes_a < 0 || bytes_b < 0 || bytes_c < 0) return "a matrix spans more bytes than a 64-bit size holds.";
     if (p->m > 0 && p->n > 0) {
         if (p->C == NULL) return "C is NULL but m x n is not empty.";
@@ -176,6 +189,7 @@ const char *hg__validate(const hg__problem *p)
     }
     if (((uintptr_t)p->A | (uintptr_t)p->B | (uintptr_t)p->C) & 1)
         return "A, B and C must be 2-byte aligned (they hold 16-bit elements).";
+    if (eb == 4 && ((uintptr_t)p->C & 3)) return "C must be 4-byte aligned with c_type HG_C_F32 (fp32 elements).";
     if (p->act != HG_ACT_NONE && p->act != HG_ACT_RELU && p->act != HG_ACT_GELU_TANH)
         return "activation is not HG_ACT_NONE, HG_ACT_RELU or HG_ACT_GELU_TANH.";
     if (p->compute != HG_COMPUTE_32F && p->compute != HG_COMPUTE_16F)
@@ -185,19 +199,19 @@ const char *hg__validate(const hg__problem *p)
     if ((uintptr_t)p->bias & 1) return "bias must be 2-byte aligned (it holds 16-bit elements).";
     if (p->bias && p->m > 0 && p->n > 0) {
         /* The epilogue reads bias while it writes C. */
-        hg__region c = {(int64_t)((uintptr_t)p->C / 2), p->m, p->n, p->ldc};
-        hg__region bias = {(int64_t)((uintptr_t)p->bias / 2), 1, p->n, p->n};
+        const hg__region c = region_bytes(p->C, p->m, p->n, p->ldc, eb);
+        const hg__region bias = region_bytes(p->bias, 1, p->n, p->n, 2);
         if (hg__regions_meet(bias, c)) return "bias shares elements with C; the output must not alias an input.";
     }
     const char *batch_why = validate_batch(p, &st, why, sizeof why);
     if (batch_why) return batch_why;
-    /* Overlap is judged on the elements each operand uses: C may interleave
+    /* Overlap is judged on the bytes each operand uses: C may interleave
      * with A or B (say rows of one buffer) as long as no element is shared.
      * With alpha = 0, A and B are not read, so they may hold anything. */
     if (p->m > 0 && p->n > 0 && p->k > 0 && p->alpha != 0.0f) {
-        hg__region c = {(int64_t)((uintptr_t)p->C / 2), p->m, p->n, p->ldc};
-        hg__region a = {(int64_t)((uintptr_t)p->A / 2), rows_a, cols_a, p->lda};
-        hg__region b = {(int64_t)((uintptr_t)p->B / 2), rows_b, cols_b, p->ldb};
+        const hg__region c = region_bytes(p->C, p->m, p->n, p->ldc, eb);
+        const hg__region a = region_bytes(p->A, rows_a, cols_a, p->lda, 2);
+        const hg__region b = region_bytes(p->B, rows_b, cols_b, p->ldb, 2);
         if (hg__regions_meet(a, c)) return "C shares elements with A; the output must not alias an input.";
         if (hg__regions_meet(b, c)) return "C shares elements with B; the output must not alias an input.";
     }
@@ -234,13 +248,15 @@ const char *hg__tma_layout_can_serve(const hg__problem *p, const hg__device *d, 
 {
     const char *why = hg__tma_layout_ab_can_serve(p, d, opA, opB);
     if (why) return why;
-    if (!hg__tma_c_ok(p)) return "needs C 16-byte aligned and ldc a multiple of 8 elements below 2^36 (TMA).";
+    if (!hg__tma_c_ok(p))
+        return "needs C 16-byte aligned and ldc a multiple of 16 bytes (8 16-bit or 4 fp32 elements) below 2^36 "
+               "elements (TMA).";
     return NULL;
 }
 
 int hg__tma_c_ok(const hg__problem *p)
 {
-    return hg__tma_base_ok(p->C) && hg__tma_ld_ok(p->ldc) && p->ldc < ((int64_t)1 << 36);
+    return hg__tma_base_ok(p->C) && (p->ldc * hg__c_bytes(p)) % 16 == 0 && p->ldc < ((int64_t)1 << 36);
 }
 
 const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d)
@@ -248,12 +264,12 @@ const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d)
     return hg__tma_layout_can_serve(p, d, HG_OP_N, HG_OP_T);
 }
 
-/* A batch stride TMA steps by: a nonzero multiple of 8 elements (16 bytes)
- * below 2^39, and at least a whole matrix (rows x ld), so the third
- * dimension never steps back into the one before. */
-static int tma_batch_stride_ok(int64_t stride, int64_t rows, int64_t ld)
+/* A batch stride TMA steps by: nonzero, a multiple of 16 bytes (eb-byte
+ * elements), below 2^39 elements, and at least a whole matrix (rows x ld),
+ * so the third dimension never steps back into the one before. */
+static int tma_batch_stride_ok(int64_t stride, int64_t rows, int64_t ld, int eb)
 {
-    return stride > 0 && stride % 8 == 0 && stride < ((int64_t)1 << 39) && stride / ld >= rows;
+    return stride > 0 && (stride * eb) % 16 == 0 && stride < ((int64_t)1 << 39) && stride / ld >= rows;
 }
 
 const char *hg__tma_batch_can_serve(const hg__problem *p, int c_by_tma)
@@ -261,9 +277,9 @@ const char *hg__tma_batch_can_serve(const hg__problem *p, int c_by_tma)
     if (p->batch <= 1) return NULL;
     if (p->batch > INT32_MAX) return "runs at most 2^31 - 1 products in a batch (TMA's coordinates).";
     const hg__stored st = hg__stored_of(p);
-    if (!tma_batch_stride_ok(p->stride_a, st.rows_a, p->lda) || !tma_batch_stride_ok(p->stride_b, st.rows_b, p->ldb))
+    if (!tma_batch_stride_ok(p->stride_a, st.rows_a, p->lda, 2) || !tma_batch_stride_ok(p->stride_b, st.rows_b, p->ldb, 2))
         return "needs stride_a and stride_b nonzero multiples of 8 elements of at least a whole matrix (TMA).";
-    if (c_by_tma && !tma_batch_stride_ok(p->stride_c, p->m, p->ldc))
-        return "needs stride_c a multiple of 8 elements of at least m x ldc (TMA).";
+    if (c_by_tma && !tma_batch_stride_ok(p->stride_c, p->m, p->ldc, hg__c_bytes(p)))
+        return "needs stride_c a multiple of 16 bytes of at least m x ldc (TMA).";
     return NULL;
 }
