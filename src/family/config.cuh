@@ -15,9 +15,10 @@
  *     each CTA loads one and multicasts it to all.
  *   - A ring of STAGES stages of BK = 64 (one 128-byte swizzle span of k):
  *     A's BM rows, then B's BN rows, both K-major, 128-byte swizzled.
- *   - The epilogue stages C in 64 x 64 chunks (one 128-byte swizzle span of
- *     columns), EPI_SLOTS per consumer, each chunk one TMA store (and, with
- *     beta != 0, one TMA load of the old C first).
+ *   - The epilogue stages C in chunks of 64 rows by one 128-byte swizzle
+ *     span of columns (64 16-bit elements, or 32 fp32: hg_fam_cgeo),
+ *     EPI_SLOTS per consumer, each chunk one TMA store (and, with beta != 0,
+ *     one TMA load of the old C first).
  */
 #pragma once
 
@@ -172,20 +173,21 @@ struct hg_fam_cfg {
     static constexpr int B_MAP_BOX_INNER = B_MN ? MN_BLOCK : BK;
     static constexpr int B_MAP_BOX_OUTER = B_MN ? BK : B_BOX_ROWS;
 
-    /* ---- shared memory: the epilogue's staging ---- */
+    /* ---- shared memory: the epilogue's staging (its columns: hg_fam_cgeo) ---- */
     static constexpr int EPI_ROWS = MMA_M;                        /* a chunk: one atom's rows ... */
-    static constexpr int EPI_COLS = SWIZZLE_BYTES / ELEM_BYTES;   /* ... by one swizzle span of columns */
-    static constexpr int EPI_CHUNK_BYTES = EPI_ROWS * EPI_COLS * ELEM_BYTES;
+    static constexpr int EPI_CHUNK_BYTES = EPI_ROWS * SWIZZLE_BYTES; /* ... by one swizzle span of columns */
     static constexpr int EPI_SLOTS = 2;                           /* per consumer: fill one while one stores */
-    static constexpr int EPI_COL_CHUNKS = BN / EPI_COLS;
-    static constexpr int EPI_ACC_PER_CHUNK = EPI_COLS / 2;        /* fragment elements covering 64 columns */
-    static constexpr int EPI_REGS_PER_CHUNK = EPI_ACC_PER_CHUNK / ACC_PER_REG;
     static constexpr int SWIZZLE_UNIT_BYTES = 16;                 /* the swizzle permutes 16-byte units ... */
     static constexpr int SWIZZLE_ROWS = SWIZZLE_ATOM_BYTES / ROW_BYTES; /* ... by row mod 8 */
     /* With beta != 0 the producer pulls the tile's C into L2 this many k
      * blocks before the tile's last, so the epilogue's loads hit L2. */
     static constexpr int C_PREFETCH_BLOCKS = 2 * STAGES;
-    static constexpr int TMA_ALIGN_ELEMS = 16 / ELEM_BYTES;       /* TMA's 16-byte rule in elements */
+    /* Whether it has a kernel that writes an fp32 C (hg_matmul's HG_C_F32;
+     * hg_internal.h's HG_FAM_WRITES_F32 says the same to dispatch): the
+     * staged rows but the nt layout's (both operands MN-major), which
+     * spilled, and the swapped rows (per thread); not the _ct rows. */
+    static constexpr bool WRITES_F32 =
+        FUSES_EPILOGUE && (!C_THREAD || SWAP_AB) && !(!C_THREAD && CALL_A_MN && CALL_B_MN);
 
     /* ---- shared memory: the map ---- */
     static constexpr int OFF_EPI = STAGES * STAGE_BYTES;
@@ -235,7 +237,7 @@ struct hg_fam_cfg {
     static_assert(!A_MN || A_BOX_ROWS % MN_BLOCK == 0, "an MN-major A piece is whole blocks");
     static_assert(!B_MN || B_BOX_ROWS % MN_BLOCK == 0, "an MN-major B piece is whole blocks");
     static_assert(WG_M % MMA_M == 0 && M_ATOMS >= 1, "a consumer's rows are whole m64 atoms");
-    static_assert(BN <= MMA_N_MAX && (C_THREAD || BN % EPI_COLS == 0),
+    static_assert(BN <= MMA_N_MAX && (C_THREAD || BN % (SWIZZLE_BYTES / ELEM_BYTES) == 0),
                   "BN: one wgmma wide, and whole 64-column chunks for the staged epilogue");
     static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 192 || BN == 256,
                   "no wgmma wrapper for this BN (tools/gen_wgmma.py)");
@@ -249,6 +251,20 @@ struct hg_fam_cfg {
     static_assert(CONSUMERS * WG_THREADS * REGS_CONSUMER + WG_THREADS * REGS_PRODUCER <= THREADS * REGS_AT_ENTRY,
                   "the consumers' registers are not covered by the producer's");
     static_assert(ACC_REGS <= 160, "the accumulator must fit in the consumers' registers without spilling");
+};
+
+/* The staged epilogue's chunk for C's element CT (uint16_t: the inputs'
+ * dtype; float: hg_matmul's HG_C_F32): EPI_ROWS rows of one swizzle span,
+ * so its bytes are the same either way and its columns are not. */
+template <class Cfg, class CT> struct hg_fam_cgeo {
+    static constexpr int BYTES = sizeof(CT);
+    static constexpr int COLS = Cfg::SWIZZLE_BYTES / BYTES;        /* a chunk's columns */
+    static constexpr int COL_CHUNKS = Cfg::BN / COLS;
+    static constexpr int ACC_PER_CHUNK = COLS / 2;                 /* fragment elements covering them */
+    static constexpr int REGS_PER_CHUNK = ACC_PER_CHUNK / Cfg::ACC_PER_REG;
+    static constexpr int TMA_ALIGN_ELEMS = 16 / BYTES;             /* TMA's 16-byte rule in elements */
+    static_assert(Cfg::C_THREAD || (Cfg::BN % COLS == 0 && Cfg::EPI_ROWS * COLS * BYTES == Cfg::EPI_CHUNK_BYTES),
+                  "whole chunks of one swizzle span (the staged epilogue)");
 };
 
 /* The accumulator registers, fp32 or fp16 pairs (Cfg::ACC16), as the

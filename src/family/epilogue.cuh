@@ -1,7 +1,8 @@
 /*
  * epilogue.cuh: one consumer writes its WG_M x BN result as
- * C = act(alpha * acc + beta * C + bias), chunk by chunk (EPI_ROWS x
- * EPI_COLS, 64 x 64); bias and act only in the EPI kernel (hg_matmul):
+ * C = act(alpha * acc + beta * C + bias), chunk by chunk (EPI_ROWS rows by a
+ * 128-byte span: 64 x 64 of 16-bit C, 64 x 32 of fp32 C, hg_fam_cgeo); bias
+ * and act only in the EPI kernel (hg_matmul), an fp32 C too:
  *
  *   1. thread 0 waits until the bulk store that last used the chunk's slot
  *      has read it (wait_group.read EPI_SLOTS - 1: the other slot's store may
@@ -42,17 +43,19 @@ struct hg_fam_frag {
     static constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8;
 };
 
-/* Byte offset of element (r, c) of a staged block: rows of ROW_BYTES, the
- * 16-byte unit of a row permuted by the row's index mod SWIZZLE_ROWS (the
- * 128-byte swizzle, which TMA's C map shares). */
-template <class Cfg> static __device__ __forceinline__ uint32_t hg_fam_swizzled(int r, int c)
+/* Byte offset of element (r, c) of a staged block of EB-byte elements: rows
+ * of ROW_BYTES, the 16-byte unit of a row permuted by the row's index mod
+ * SWIZZLE_ROWS (the 128-byte swizzle, which TMA's C map shares). */
+template <class Cfg, int EB = Cfg::ELEM_BYTES> static __device__ __forceinline__ uint32_t hg_fam_swizzled(int r, int c)
 {
-    const uint32_t byte = (uint32_t)(c * Cfg::ELEM_BYTES);
+    const uint32_t byte = (uint32_t)(c * EB);
     const uint32_t unit = (byte / Cfg::SWIZZLE_UNIT_BYTES) ^ (uint32_t)(r % Cfg::SWIZZLE_ROWS);
     return (uint32_t)(r * Cfg::ROW_BYTES) + unit * Cfg::SWIZZLE_UNIT_BYTES + byte % Cfg::SWIZZLE_UNIT_BYTES;
 }
 
-template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue : hg_fam_frag {
+/* CT: C's element (uint16_t, the inputs' dtype; float, HG_C_F32). */
+template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilogue : hg_fam_frag {
+    using G = hg_fam_cgeo<Cfg, CT>;
     uint8_t *slots;  /* this consumer's EPI_SLOTS chunks */
     uint64_t *cbar;  /* per slot: its C load's barrier */
     uint32_t seq;    /* chunks staged so far: the slot is seq % EPI_SLOTS */
@@ -69,7 +72,7 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue : hg_fam_frag {
         bias_smem = (uint32_t *)(smem + Cfg::OFF_BIAS) + wg * (Cfg::BN / 2);
     }
 
-    static constexpr int PAIRS = Cfg::EPI_COLS / PAIR_COLS; /* column pairs per thread per chunk */
+    static constexpr int PAIRS = G::COLS / PAIR_COLS; /* column pairs per thread per chunk */
     /* hg_matmul's bias for the tile's BN columns, in three steps that keep
      * its global latency off the epilogue and hold one register across the
      * mainloop: prefetch_bias (before the mainloop: each of the first BN / 2
@@ -103,8 +106,8 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue : hg_fam_frag {
 
     /* Step 3 for one chunk: fragment layout (9.7.15.5.1): thread t, warp
      * w = t / 32, lane l: frag[4j + 2h + e] is element (16w + l/4 + 8h,
-     * 8j + 2(l%4) + e) of the chunk. Each pair (e = 0, 1) is one 4-byte
-     * st.shared. FIN: the bias and activation; bias: the thread's first
+     * 8j + 2(l%4) + e) of the chunk. Each pair (e = 0, 1) is one st.shared
+     * (4 bytes, or 8 of fp32). FIN: the bias and activation; bias: the thread's first
      * pair in the consumer's copy (bias_smem), pair j PAIR_COLS / 2 further,
      * read as it is used (read ahead into registers, it spilled). */
     template <class FIN>
@@ -119,14 +122,14 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue : hg_fam_frag {
         for (int j = 0; j < PAIRS; j++) {
 #pragma unroll
             for (int h = 0; h < 2; h++) {
-                uint32_t *dst = (uint32_t *)(slot + hg_fam_swizzled<Cfg>(r + PAIR_COLS * h, c + PAIR_COLS * j));
+                CT *dst = (CT *)(slot + hg_fam_swizzled<Cfg, G::BYTES>(r + PAIR_COLS * h, c + PAIR_COLS * j));
                 float v0, v1;
                 hg_acc_pair(frag, 4 * j + 2 * h, &v0, &v1);
                 v0 *= epi.alpha, v1 *= epi.alpha;
                 if (with_c) {
-                    const uint32_t old = *dst;
-                    v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old & 0xFFFF));
-                    v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old >> 16));
+                    float c0, c1;
+                    hg_c_load2<DT>(dst, &c0, &c1);
+                    v0 += epi.beta * c0, v1 += epi.beta * c1;
                 }
                 if constexpr (FIN::bias) {
                     const uint32_t pair = bias[j * PAIR_COLS / 2];
@@ -135,7 +138,7 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue : hg_fam_frag {
                 } else {
                     v0 = hg_fin_apply<FIN>(v0, 0.0f), v1 = hg_fin_apply<FIN>(v1, 0.0f);
                 }
-                *dst = hg_pack2<DT>(v0, v1);
+                hg_c_store2<DT>(dst, v0, v1);
             }
         }
     }
@@ -147,11 +150,11 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue : hg_fam_frag {
     __device__ __forceinline__ void copy_out(const uint8_t *slot, const hg_epilogue &epi, int64_t row0, int64_t col0,
                                              int ctid) const
     {
-        uint16_t *c_product = epi.C + batch * epi.stride_c;
-        for (int idx = ctid; idx < Cfg::EPI_ROWS * Cfg::EPI_COLS; idx += Cfg::WG_THREADS) {
-            const int r = idx / Cfg::EPI_COLS, c = idx % Cfg::EPI_COLS;
+        CT *c_product = (CT *)epi.C + batch * epi.stride_c;
+        for (int idx = ctid; idx < Cfg::EPI_ROWS * G::COLS; idx += Cfg::WG_THREADS) {
+            const int r = idx / G::COLS, c = idx % G::COLS;
             if (row0 + r < epi.m && col0 + c < epi.n)
-                c_product[(row0 + r) * epi.ldc + col0 + c] = *(const uint16_t *)(slot + hg_fam_swizzled<Cfg>(r, c));
+                c_product[(row0 + r) * epi.ldc + col0 + c] = *(const CT *)(slot + hg_fam_swizzled<Cfg, G::BYTES>(r, c));
         }
         hg_fence_proxy_async_shared_cta();
     }
@@ -217,7 +220,7 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue : hg_fam_frag {
         stage<FIN>(slot, frag, epi, bias_smem + (bias_off + quad_col) / 2, ctid);
         hg_fence_proxy_async_shared_cta();
         hg_bar_sync(bar_id, Cfg::WG_THREADS);
-        if (col0 + Cfg::EPI_COLS > epi.n && epi.n % Cfg::TMA_ALIGN_ELEMS != 0) {
+        if (col0 + G::COLS > epi.n && epi.n % G::TMA_ALIGN_ELEMS != 0) {
             copy_out(slot, epi, row0, col0, ctid);
             /* An empty bulk group keeps "group i used slot i % EPI_SLOTS"
              * true for step 1's wait. */
@@ -253,19 +256,19 @@ template <class Cfg, int DT, bool EPI> struct hg_fam_epilogue : hg_fam_frag {
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++) {
 #pragma unroll
-            for (int q = 0; q < Cfg::EPI_COL_CHUNKS; q++) {
-                const int64_t r0 = row0 + (int64_t)i * Cfg::EPI_ROWS, c0 = col0 + (int64_t)q * Cfg::EPI_COLS;
+            for (int q = 0; q < G::COL_CHUNKS; q++) {
+                const int64_t r0 = row0 + (int64_t)i * Cfg::EPI_ROWS, c0 = col0 + (int64_t)q * G::COLS;
                 if (r0 >= epi.m || c0 >= epi.n) continue;
                 /* The next chunk inside C: along the row of atoms, else the
                  * start of the next row. */
-                int64_t nr0 = r0, nc0 = c0 + Cfg::EPI_COLS;
-                bool has_next = q + 1 < Cfg::EPI_COL_CHUNKS && nc0 < epi.n;
+                int64_t nr0 = r0, nc0 = c0 + G::COLS;
+                bool has_next = q + 1 < G::COL_CHUNKS && nc0 < epi.n;
                 if (!has_next) {
                     nr0 = r0 + Cfg::EPI_ROWS, nc0 = col0;
                     has_next = i + 1 < Cfg::M_ATOMS && nr0 < epi.m;
                 }
-                chunk<FIN>(map_c, acc + i * Cfg::ACC_ATOM_REGS + q * Cfg::EPI_REGS_PER_CHUNK, epi, r0, c0,
-                           q * Cfg::EPI_COLS, ctid, bar_id, loaded, has_next, nr0, nc0);
+                chunk<FIN>(map_c, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, r0, c0, q * G::COLS,
+                           ctid, bar_id, loaded, has_next, nr0, nc0);
                 loaded = has_next;
             }
         }
@@ -330,12 +333,13 @@ static __device__ __forceinline__ void hg_fam_swap_store(const hg_epilogue &e, c
         }
     hg_bar_sync(bar_id, Cfg::WG_THREADS);
     const bool vec_ok = ((uintptr_t)e.C % Cfg::SWIZZLE_UNIT_BYTES) == 0 && e.ldc % UNIT_ELEMS == 0;
+    uint16_t *c16 = (uint16_t *)e.C; /* a swapped row writes 16-bit C only (config.cuh's WRITES_F32) */
     for (int u = ctid; u < UNITS; u += Cfg::WG_THREADS) {
         const int c = u / ROW_UNITS, q = u % ROW_UNITS;
         const int64_t row = kcol0 + c, col = krow0 + (int64_t)q * UNIT_ELEMS;
         if (row >= e.m || col >= e.n) continue;
         const uint8_t *src = stage + hg_fam_swizzled<Cfg>(c, q * UNIT_ELEMS);
-        uint16_t *dst = e.C + row * e.ldc + col;
+        uint16_t *dst = c16 + row * e.ldc + col;
         if (vec_ok && col + UNIT_ELEMS <= e.n) {
             *(uint4 *)dst = *(const uint4 *)src;
         } else {

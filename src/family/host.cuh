@@ -19,7 +19,7 @@ template <class Cfg, int DT> struct hg_fam_host {
     typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap, hg_epilogue, hg_sk_plan,
                               hg_fam_sched<Cfg>, float *, uint32_t *);
 
-    template <bool EPI> static kernel_fn kernel() { return hg_fam_kernel<Cfg, DT, EPI>; }
+    template <bool EPI, class CT = uint16_t> static kernel_fn kernel() { return hg_fam_kernel<Cfg, DT, EPI, CT>; }
 
     static cudaLaunchConfig_t launch_config(cudaLaunchAttribute attr[1], int64_t clusters, cudaStream_t stream)
     {
@@ -64,6 +64,7 @@ template <class Cfg, int DT> struct hg_fam_host {
                                         : hg__tma_layout_can_serve(p, d, Cfg::OP_A, Cfg::OP_B);
         if (why) return why;
         if (Cfg::ACC16 && p->dtype != HG_F16) return "accumulates in fp16, which takes fp16 inputs only.";
+        if (!Cfg::WRITES_F32 && p->c_type == HG_C_F32) return "writes C in the inputs' type only, not fp32 (c_type HG_C_F32).";
         if (!Cfg::BATCHES && p->batch > 1)
             return "runs one product per call (its consumers have no register to hold the product of a batch; config.cuh).";
         if ((why = hg__tma_batch_can_serve(p, !Cfg::C_THREAD)) != NULL) return why;
@@ -100,15 +101,20 @@ template <class Cfg, int DT> struct hg_fam_host {
         if (st == HG_STATUS_SUCCESS)
             st = hg_operand_tensor_map(p, kb, kb_rows, kb_ld, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, Cfg::B_MAP_BOX_OUTER,
                                        &map_b, e, HG_FAM_MAP_RANK, kb_stride);
+        const bool c_f32 = p->c_type == HG_C_F32; /* can_serve: only where WRITES_F32 */
         if (Cfg::C_THREAD)
             memset(&map_c, 0, sizeof map_c); /* never read: C may break TMA's rules */
         else if (st == HG_STATUS_SUCCESS)
-            st = hg_c_tensor_map(p, Cfg::EPI_COLS, Cfg::EPI_ROWS, Cfg::SWIZZLE_BYTES, &map_c, e, HG_FAM_MAP_RANK);
+            st = hg_c_tensor_map(p, c_f32 ? hg_fam_cgeo<Cfg, float>::COLS : hg_fam_cgeo<Cfg, uint16_t>::COLS,
+                                 Cfg::EPI_ROWS, Cfg::SWIZZLE_BYTES, &map_c, e, HG_FAM_MAP_RANK);
         if (st != HG_STATUS_SUCCESS) return st;
-        /* The fused epilogue's kernel only where the configuration has one. */
+        /* The fused epilogue's kernel only where the configuration has one;
+         * an fp32 C always takes it (its only fp32 kernel). */
         const void *fn = (const void *)kernel<false>();
         if constexpr (Cfg::FUSES_EPILOGUE)
             if (hg__has_epilogue(p)) fn = (const void *)kernel<true>();
+        if constexpr (Cfg::WRITES_F32)
+            if (c_f32) fn = (const void *)kernel<true, float>();
         st = hg_set_smem(fn, Cfg::SMEM_BYTES, name, e);
         if (st != HG_STATUS_SUCCESS) return st;
 
@@ -155,7 +161,9 @@ template <class Cfg, int DT> struct hg_fam_host {
                        HG_FAM_ACC16_##acc != 0>                                                                \
         hg__cfg_##name;                                                                                        \
     static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn, HG_FAM_ACC16_##acc) == hg__cfg_##name::SK_WORKER_BYTES, \
-                  "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");
+                  "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");                  \
+    static_assert(HG_FAM_WRITES_F32(bm, bn, c_thread, swap, layout) == hg__cfg_##name::WRITES_F32,                            \
+                  "hg_internal.h's HG_FAM_WRITES_F32 must match the kernel's");
 #include "configs.def"
 #undef HG_FAMILY_CONFIG
 

@@ -86,13 +86,16 @@ template <class Cfg> static __device__ __forceinline__ hg_fam_cta<Cfg> hg_fam_ct
 }
 
 /* EPI: compiled with hg_matmul's bias and activation (a call without them
- * runs the kernel that carries none of their code). */
-template <class Cfg, int DT, bool EPI>
+ * runs the kernel that carries none of their code). CT: C's element,
+ * uint16_t (the inputs' dtype) or float (HG_C_F32: the EPI kernel of the
+ * rows that write it, Cfg::WRITES_F32). */
+template <class Cfg, int DT, bool EPI, class CT = uint16_t>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     hg_fam_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                   const __grid_constant__ CUtensorMap map_c, hg_epilogue epi, hg_sk_plan plan,
                   hg_fam_sched<Cfg> sched, float *sk_partials, uint32_t *sk_counters)
 {
+    static_assert(!hg_c_is_f32<CT> || (Cfg::WRITES_F32 && EPI), "an fp32 C: the EPI kernel of a row that writes it");
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const int tid = threadIdx.x;
 
@@ -125,7 +128,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
          * its own WG_M rows, or with ping-pong the whole tile. */
         const int part = Cfg::PINGPONG ? 0 : wg;
         volatile uint32_t *sk_last = (volatile uint32_t *)(cta.smem + Cfg::OFF_FLAGS) + wg;
-        hg_fam_epilogue<Cfg, DT, EPI> out;
+        hg_fam_epilogue<Cfg, DT, EPI, CT> out;
         out.init(cta.smem, wg);
         typename Cfg::acc_t acc[Cfg::ACC_REGS];
         hg_pipe_cursor cur = hg_pipe_consumer_start();
@@ -171,8 +174,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             }
             if constexpr (Cfg::C_THREAD) {
                 hg_fin_dispatch<EPI>(epi, [&](auto fin) {
-                    const hg_epilogue &product = Cfg::BATCHES ? hg_epilogue_at(epi, out.batch) : epi;
-                    if constexpr (Cfg::SWAP_AB) {
+                    const hg_epilogue &product = Cfg::BATCHES ? hg_epilogue_at<CT>(epi, out.batch) : epi;
+                    /* An fp32 C per thread: its stage would take twice the
+                     * bytes, more than the larger swapped rows' rings leave. */
+                    if constexpr (Cfg::SWAP_AB && !hg_c_is_f32<CT>) {
                         if (epi.beta == 0.0f) { /* C's rows whole through the stage; beta reads C per thread */
                             hg_fam_swap_store<Cfg, DT, decltype(fin)>(
                                 product, acc, cta.smem + Cfg::OFF_EPI + wg * Cfg::SWAP_STAGE_BYTES, row0, offset_n,
@@ -182,7 +187,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     }
 #pragma unroll
                     for (int i = 0; i < Cfg::M_ATOMS; i++)
-                        hg_store_wgmma_acc<DT, Cfg::BN, Cfg::SWAP_AB, decltype(fin)>(
+                        hg_store_wgmma_acc<DT, Cfg::BN, Cfg::SWAP_AB, decltype(fin), CT>(
                             product, acc + i * Cfg::ACC_ATOM, row0 + (int64_t)i * Cfg::MMA_M, offset_n, ctid);
                 });
             } else {
@@ -228,7 +233,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     hg_pipe_advance(cta.pipe, &cur);
                     if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n) {
                         for (int r = 0; r < Cfg::BM; r += Cfg::EPI_ROWS)
-                            for (int c = 0; c < Cfg::BN; c += Cfg::EPI_COLS)
+                            for (int c = 0; c < Cfg::BN; c += hg_fam_cgeo<Cfg, CT>::COLS)
                                 hg_tma_prefetch_l2_3d(&map_c, hg_fam_coord(offset_n + c), hg_fam_coord(offset_m + r),
                                                       *batch);
                     }

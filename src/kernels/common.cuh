@@ -10,6 +10,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "../hg_internal.h"
 #include "../tiling.h"
 #include "ptx.cuh"
@@ -44,7 +46,7 @@ template <int DT> static __device__ __forceinline__ uint32_t hg_pack2(float lo, 
 
 /* What the epilogue needs to write C = act(alpha * acc + beta * C + bias). */
 typedef struct {
-    uint16_t *C;
+    void *C; /* elements of the kernel's CT: uint16_t (the inputs' dtype) or float (HG_C_F32) */
     int64_t ldc, m, n;
     float alpha, beta;
     const uint16_t *bias; /* NULL, or n elements: bias[col] joins column col */
@@ -52,13 +54,45 @@ typedef struct {
     int64_t stride_c, stride_bias; /* a strided batch's steps (elements; 0 without a bias) */
 } hg_epilogue;
 
-/* The epilogue of product b of a strided batch: C and the bias moved on. */
+/* The epilogue of product b of a strided batch: C (of CT elements) and the
+ * bias moved on. */
+template <class CT = uint16_t>
 static __device__ __forceinline__ hg_epilogue hg_epilogue_at(const hg_epilogue &e, int64_t b)
 {
     hg_epilogue r = e;
-    r.C += b * e.stride_c;
+    r.C = (CT *)e.C + b * e.stride_c;
     r.bias += b * e.stride_bias;
     return r;
+}
+
+/* C's elements, CT: uint16_t, 16 bits of the inputs' dtype DT, or float
+ * (hg_matmul's HG_C_F32). One element to and from fp32, and a pair of
+ * neighbours as one store (4 bytes, or 8) and one load. */
+template <class CT> static constexpr bool hg_c_is_f32 = std::is_same<CT, float>::value;
+template <int DT, class CT> static __device__ __forceinline__ float hg_c_to_f32(CT v)
+{
+    if constexpr (hg_c_is_f32<CT>) return v;
+    else return hg_elem_to_f32<DT>(v);
+}
+template <int DT, class CT> static __device__ __forceinline__ CT hg_f32_to_c(float f)
+{
+    if constexpr (hg_c_is_f32<CT>) return f;
+    else return hg_f32_to_elem<DT>(f);
+}
+template <int DT, class CT> static __device__ __forceinline__ void hg_c_store2(CT *c, float v0, float v1)
+{
+    if constexpr (hg_c_is_f32<CT>) *(float2 *)c = make_float2(v0, v1);
+    else *(uint32_t *)c = hg_pack2<DT>(v0, v1);
+}
+template <int DT, class CT> static __device__ __forceinline__ void hg_c_load2(const CT *c, float *v0, float *v1)
+{
+    if constexpr (hg_c_is_f32<CT>) {
+        const float2 old = *(const float2 *)c;
+        *v0 = old.x, *v1 = old.y;
+    } else {
+        const uint32_t old = *(const uint32_t *)c;
+        *v0 = hg_elem_to_f32<DT>((uint16_t)(old & 0xFFFF)), *v1 = hg_elem_to_f32<DT>((uint16_t)(old >> 16));
+    }
 }
 
 static inline hg_epilogue hg_epilogue_of(const hg__problem *p)
@@ -139,48 +173,47 @@ template <bool FUSED, class F> static __device__ __forceinline__ void hg_fin_dis
 
 /* act(alpha * acc + beta * old + bias) at column col; with beta == 0, C is
  * not read (so NaN in C does not leak into the result, as BLAS promises). */
-template <int DT, class FIN = hg_fin_none>
-static __device__ __forceinline__ float hg_epilogue_value(const hg_epilogue &e, float acc, const uint16_t *c,
-                                                          int64_t col)
+template <int DT, class FIN = hg_fin_none, class CT = uint16_t>
+static __device__ __forceinline__ float hg_epilogue_value(const hg_epilogue &e, float acc, const CT *c, int64_t col)
 {
     float v = e.alpha * acc;
-    if (e.beta != 0.0f) v += e.beta * hg_elem_to_f32<DT>(*c);
+    if (e.beta != 0.0f) v += e.beta * hg_c_to_f32<DT>(*c);
     return hg_fin_apply<FIN>(v, hg_fin_bias<DT, FIN>(e, col));
 }
 
 /* Write C[row, col] and C[row, col + 1] (each only where inside m x n), FIN
- * the bias and activation (hg_fin). A 4-byte store when both are inside and
- * the pair is 4-byte aligned, which holds for the TMA kernels (C 16-byte
- * aligned, ldc % 8 == 0, col even). */
-template <int DT, class FIN = hg_fin_none>
+ * the bias and activation (hg_fin), C of CT elements. One store of the pair
+ * when both are inside and it is aligned to the pair's size, which holds for
+ * the TMA kernels (C 16-byte aligned, ldc a multiple of 16 bytes, col even). */
+template <int DT, class FIN = hg_fin_none, class CT = uint16_t>
 static __device__ __forceinline__ void hg_store_pair(const hg_epilogue &e, int64_t row, int64_t col, float v0,
                                                      float v1)
 {
     if (row >= e.m || col >= e.n) return;
-    uint16_t *c = e.C + row * e.ldc + col;
-    if (col + 1 < e.n && (((uintptr_t)c) & 3) == 0) {
+    CT *c = (CT *)e.C + row * e.ldc + col;
+    if (col + 1 < e.n && (((uintptr_t)c) % (2 * sizeof(CT))) == 0) {
         float o0 = e.alpha * v0, o1 = e.alpha * v1;
         if (e.beta != 0.0f) {
-            uint32_t old = *(const uint32_t *)c;
-            o0 += e.beta * hg_elem_to_f32<DT>((uint16_t)(old & 0xFFFF));
-            o1 += e.beta * hg_elem_to_f32<DT>((uint16_t)(old >> 16));
+            float c0, c1;
+            hg_c_load2<DT>(c, &c0, &c1);
+            o0 += e.beta * c0, o1 += e.beta * c1;
         }
         o0 = hg_fin_apply<FIN>(o0, hg_fin_bias<DT, FIN>(e, col));
         o1 = hg_fin_apply<FIN>(o1, hg_fin_bias<DT, FIN>(e, col + 1));
-        *(uint32_t *)c = hg_pack2<DT>(o0, o1);
+        hg_c_store2<DT>(c, o0, o1);
     } else {
-        c[0] = hg_f32_to_elem<DT>(hg_epilogue_value<DT, FIN>(e, v0, c, col));
-        if (col + 1 < e.n) c[1] = hg_f32_to_elem<DT>(hg_epilogue_value<DT, FIN>(e, v1, c + 1, col + 1));
+        c[0] = hg_f32_to_c<DT, CT>(hg_epilogue_value<DT, FIN>(e, v0, c, col));
+        if (col + 1 < e.n) c[1] = hg_f32_to_c<DT, CT>(hg_epilogue_value<DT, FIN>(e, v1, c + 1, col + 1));
     }
 }
 
 /* Write C[row, col] alone (when inside m x n). */
-template <int DT, class FIN = hg_fin_none>
+template <int DT, class FIN = hg_fin_none, class CT = uint16_t>
 static __device__ __forceinline__ void hg_store_one(const hg_epilogue &e, int64_t row, int64_t col, float v)
 {
     if (row >= e.m || col >= e.n) return;
-    uint16_t *c = e.C + row * e.ldc + col;
-    *c = hg_f32_to_elem<DT>(hg_epilogue_value<DT, FIN>(e, v, c, col));
+    CT *c = (CT *)e.C + row * e.ldc + col;
+    *c = hg_f32_to_c<DT, CT>(hg_epilogue_value<DT, FIN>(e, v, c, col));
 }
 
 /* Store an m64nN wgmma accumulator fragment (N/2 floats per thread of the warp
@@ -191,7 +224,7 @@ static __device__ __forceinline__ void hg_store_one(const hg_epilogue &e, int64_
  * column r; element by element then, since a fragment's neighbours along
  * C's rows sit in other lanes (the 8 lanes of one l % 4 write 16
  * contiguous bytes). */
-template <int DT, int N, bool TRANSPOSED = false, class FIN = hg_fin_none>
+template <int DT, int N, bool TRANSPOSED = false, class FIN = hg_fin_none, class CT = uint16_t>
 static __device__ __forceinline__ void hg_store_wgmma_acc(const hg_epilogue &e, const float *d, int64_t row0,
                                                           int64_t col0, int tid_in_wg)
 {
@@ -201,13 +234,13 @@ static __device__ __forceinline__ void hg_store_wgmma_acc(const hg_epilogue &e, 
 #pragma unroll
     for (int j = 0; j < N / 8; j++) {
         if constexpr (TRANSPOSED) {
-            hg_store_one<DT, FIN>(e, c + 8 * j, r, d[4 * j + 0]);
-            hg_store_one<DT, FIN>(e, c + 8 * j + 1, r, d[4 * j + 1]);
-            hg_store_one<DT, FIN>(e, c + 8 * j, r + 8, d[4 * j + 2]);
-            hg_store_one<DT, FIN>(e, c + 8 * j + 1, r + 8, d[4 * j + 3]);
+            hg_store_one<DT, FIN, CT>(e, c + 8 * j, r, d[4 * j + 0]);
+            hg_store_one<DT, FIN, CT>(e, c + 8 * j + 1, r, d[4 * j + 1]);
+            hg_store_one<DT, FIN, CT>(e, c + 8 * j, r + 8, d[4 * j + 2]);
+            hg_store_one<DT, FIN, CT>(e, c + 8 * j + 1, r + 8, d[4 * j + 3]);
         } else {
-            hg_store_pair<DT, FIN>(e, r, c + 8 * j, d[4 * j + 0], d[4 * j + 1]);
-            hg_store_pair<DT, FIN>(e, r + 8, c + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+            hg_store_pair<DT, FIN, CT>(e, r, c + 8 * j, d[4 * j + 0], d[4 * j + 1]);
+            hg_store_pair<DT, FIN, CT>(e, r + 8, c + 8 * j, d[4 * j + 2], d[4 * j + 3]);
         }
     }
 }
@@ -270,7 +303,7 @@ static inline void hg_tmap_batch(hg__tmap_params *t, const hg__problem *p, int r
     t->rank = rank;
     t->batch = rank == 3 ? (uint64_t)p->batch : 1;
     t->stride2 = t->stride1 * t->dim[1];
-    if (rank == 3 && p->batch > 1) t->stride2 = (uint64_t)batch_stride * 2;
+    if (rank == 3 && p->batch > 1) t->stride2 = (uint64_t)batch_stride * (uint64_t)t->elem_bytes;
     else if (t->stride2 >= ((uint64_t)1 << 40)) t->stride2 = 16;
 }
 
@@ -311,10 +344,10 @@ static inline hg_status hg_c_tensor_map(const hg__problem *p, uint32_t box_cols,
                                         int swizzle_bytes, CUtensorMap *map_c, hg__err *e, int rank = 2)
 {
     hg__tmap_params tc;
-    tc.elem_bytes = 2;
+    tc.elem_bytes = hg__c_bytes(p);
     tc.dim[0] = (uint64_t)p->n;
     tc.dim[1] = (uint64_t)p->m;
-    tc.stride1 = (uint64_t)p->ldc * 2;
+    tc.stride1 = (uint64_t)p->ldc * tc.elem_bytes;
     tc.box[0] = box_cols;
     tc.box[1] = box_rows;
     tc.swizzle_bytes = swizzle_bytes;

@@ -307,9 +307,9 @@ static __device__ __forceinline__ void gn_mma_step(float acc[GN_MT][NT][4], cons
 /*
  * C[m0.., n0..] = alpha * A[m0.., :] * B[:, n0..] + beta * C for each output
  * tile of this CTA. OPA / OPB are hg_op values; A is K-major when opA = N, B
- * when opB = T.
+ * when opB = T; CT is C's element (uint16_t, or float for HG_C_F32).
  */
-template <int DT, int OPA, int OPB, int VEC>
+template <int DT, int OPA, int OPB, int VEC, class CT>
 __global__ void __launch_bounds__(GN_THREADS, 1) hg_generic_kernel(gn_args args, hg_epilogue epi)
 {
     constexpr int A_KMAJ = OPA == HG_OP_N;
@@ -454,8 +454,8 @@ __global__ void __launch_bounds__(GN_THREADS, 1) hg_generic_kernel(gn_args args,
         for (int i = 0; i < GN_MT; i++) {
 #pragma unroll
             for (int j = 0; j < NT; j++) {
-                hg_store_pair<DT>(epi, row + 16 * i, col + 8 * j, acc[i][j][0], acc[i][j][1]);
-                hg_store_pair<DT>(epi, row + 16 * i + 8, col + 8 * j, acc[i][j][2], acc[i][j][3]);
+                hg_store_pair<DT, hg_fin_none, CT>(epi, row + 16 * i, col + 8 * j, acc[i][j][0], acc[i][j][1]);
+                hg_store_pair<DT, hg_fin_none, CT>(epi, row + 16 * i + 8, col + 8 * j, acc[i][j][2], acc[i][j][3]);
             }
         }
         /* The next tile's first loads overwrite stages this one may still be
@@ -468,16 +468,17 @@ __global__ void __launch_bounds__(GN_THREADS, 1) hg_generic_kernel(gn_args args,
  * one fp32 product rounded once, whatever alpha is; C is not read when beta
  * is 0 (zeros over NaN). Rows grid-stride over y, columns over x and the
  * block. */
-template <int DT> __global__ void __launch_bounds__(GN_SCALE_THREADS) hg_generic_scale_kernel(hg_epilogue epi)
+template <int DT, class CT>
+__global__ void __launch_bounds__(GN_SCALE_THREADS) hg_generic_scale_kernel(hg_epilogue epi)
 {
     hg_fin_dispatch<true>(epi, [&](auto fin) {
         using FIN = decltype(fin);
         for (int64_t row = blockIdx.y; row < epi.m; row += gridDim.y) {
-            uint16_t *c_row = epi.C + row * epi.ldc;
+            CT *c_row = (CT *)epi.C + row * epi.ldc;
             for (int64_t col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; col < epi.n;
                  col += (int64_t)gridDim.x * blockDim.x) {
-                const float v = epi.beta != 0.0f ? epi.beta * hg_elem_to_f32<DT>(c_row[col]) : 0.0f;
-                c_row[col] = hg_f32_to_elem<DT>(hg_fin_apply<FIN>(v, hg_fin_bias<DT, FIN>(epi, col)));
+                const float v = epi.beta != 0.0f ? epi.beta * hg_c_to_f32<DT>(c_row[col]) : 0.0f;
+                c_row[col] = hg_f32_to_c<DT, CT>(hg_fin_apply<FIN>(v, hg_fin_bias<DT, FIN>(epi, col)));
             }
         }
     });
@@ -485,43 +486,57 @@ template <int DT> __global__ void __launch_bounds__(GN_SCALE_THREADS) hg_generic
 
 /* ---- host ------------------------------------------------------------------ */
 
-template <int DT, int OPA, int OPB, int VEC>
+template <int DT, class CT, int OPA, int OPB, int VEC>
 static hg_status gn_launch(gn_args a, const hg_epilogue &epi, cudaStream_t s, hg__err *e)
 {
     a.n_blocks = hg_cdiv(a.n, gn_bn<VEC>());
     a.tiles = a.m_blocks * a.n_blocks;
     constexpr int smem = gn_stages<VEC>() * gn_stage_bytes<VEC>();
-    hg_status st = hg_set_smem((const void *)hg_generic_kernel<DT, OPA, OPB, VEC>, smem, "generic", e);
+    hg_status st = hg_set_smem((const void *)hg_generic_kernel<DT, OPA, OPB, VEC, CT>, smem, "generic", e);
     if (st != HG_STATUS_SUCCESS) return st;
     const int64_t grid = a.tiles < INT32_MAX ? a.tiles : INT32_MAX;
-    hg_generic_kernel<DT, OPA, OPB, VEC><<<(unsigned)grid, GN_THREADS, smem, s>>>(a, epi);
+    hg_generic_kernel<DT, OPA, OPB, VEC, CT><<<(unsigned)grid, GN_THREADS, smem, s>>>(a, epi);
     return hg_launch_status("generic", e);
 }
 
-template <int DT, int OPA, int OPB>
+template <int DT, class CT, int OPA, int OPB>
 static hg_status gn_launch_vec(const gn_args &a, const hg_epilogue &epi, int vec, cudaStream_t s, hg__err *e)
 {
-    return vec ? gn_launch<DT, OPA, OPB, 1>(a, epi, s, e) : gn_launch<DT, OPA, OPB, 0>(a, epi, s, e);
+    return vec ? gn_launch<DT, CT, OPA, OPB, 1>(a, epi, s, e) : gn_launch<DT, CT, OPA, OPB, 0>(a, epi, s, e);
 }
 
-template <int DT>
-static hg_status gn_launch_dt(const hg__problem *p, const gn_args &a, const hg_epilogue &epi, int vec,
-                              cudaStream_t s, hg__err *e)
+template <int DT, class CT>
+static hg_status gn_launch_ops(const hg__problem *p, const gn_args &a, const hg_epilogue &epi, int vec,
+                               cudaStream_t s, hg__err *e)
 {
     if (p->opA == HG_OP_N) {
-        if (p->opB == HG_OP_N) return gn_launch_vec<DT, HG_OP_N, HG_OP_N>(a, epi, vec, s, e);
-        return gn_launch_vec<DT, HG_OP_N, HG_OP_T>(a, epi, vec, s, e);
+        if (p->opB == HG_OP_N) return gn_launch_vec<DT, CT, HG_OP_N, HG_OP_N>(a, epi, vec, s, e);
+        return gn_launch_vec<DT, CT, HG_OP_N, HG_OP_T>(a, epi, vec, s, e);
     }
-    if (p->opB == HG_OP_N) return gn_launch_vec<DT, HG_OP_T, HG_OP_N>(a, epi, vec, s, e);
-    return gn_launch_vec<DT, HG_OP_T, HG_OP_T>(a, epi, vec, s, e);
+    if (p->opB == HG_OP_N) return gn_launch_vec<DT, CT, HG_OP_T, HG_OP_N>(a, epi, vec, s, e);
+    return gn_launch_vec<DT, CT, HG_OP_T, HG_OP_T>(a, epi, vec, s, e);
 }
 
-template <int DT> static hg_status gn_launch_scale(const hg_epilogue &epi, cudaStream_t s, hg__err *e)
+template <int DT, class CT> static hg_status gn_launch_scale_t(const hg_epilogue &epi, cudaStream_t s, hg__err *e)
 {
     const int64_t xb = hg_cdiv(epi.n, GN_SCALE_THREADS);
     dim3 grid((unsigned)(xb < 64 ? xb : 64), (unsigned)(epi.m < 4096 ? epi.m : 4096));
-    hg_generic_scale_kernel<DT><<<grid, GN_SCALE_THREADS, 0, s>>>(epi);
+    hg_generic_scale_kernel<DT, CT><<<grid, GN_SCALE_THREADS, 0, s>>>(epi);
     return hg_launch_status("generic (k = 0)", e);
+}
+
+/* The call's dtype and C type as template arguments: f(DT, CT). */
+template <class F> static hg_status gn_with_types(const hg__problem *p, F &&f)
+{
+    const bool c32 = p->c_type == HG_C_F32;
+    if (p->dtype == HG_F16)
+        return c32 ? f(std::integral_constant<int, 0>(), float()) : f(std::integral_constant<int, 0>(), uint16_t());
+    return c32 ? f(std::integral_constant<int, 1>(), float()) : f(std::integral_constant<int, 1>(), uint16_t());
+}
+
+static hg_status gn_launch_scale(const hg__problem *p, const hg_epilogue &epi, cudaStream_t s, hg__err *e)
+{
+    return gn_with_types(p, [&](auto dt, auto ct) { return gn_launch_scale_t<decltype(dt)::value, decltype(ct)>(epi, s, e); });
 }
 
 const char *hg__generic_can_serve(const hg__problem *p, const hg__device *d)
@@ -546,8 +561,7 @@ hg_status hg__generic_launch(const hg__problem *p, const hg__device *d, struct C
     }
     const hg_epilogue epi = hg_epilogue_of(p);
     if (p->m == 0 || p->n == 0) return HG_STATUS_SUCCESS;
-    if (p->k == 0)
-        return p->dtype == HG_F16 ? gn_launch_scale<0>(epi, s, e) : gn_launch_scale<1>(epi, s, e);
+    if (p->k == 0) return gn_launch_scale(p, epi, s, e);
 
     gn_args a;
     a.A = (const uint16_t *)p->A;
@@ -563,12 +577,13 @@ hg_status hg__generic_launch(const hg__problem *p, const hg__device *d, struct C
     /* cp.async moves 16 aligned bytes: every chunk start (base + row * ld +
      * multiple of 8) is 16-byte aligned exactly when these hold. */
     const int vec = ((((uintptr_t)p->A) | ((uintptr_t)p->B)) & 15) == 0 && ((p->lda | p->ldb) & 7) == 0;
-    hg_status st = p->dtype == HG_F16 ? gn_launch_dt<0>(p, a, epi, vec, s, e) : gn_launch_dt<1>(p, a, epi, vec, s, e);
+    hg_status st = gn_with_types(
+        p, [&](auto dt, auto ct) { return gn_launch_ops<decltype(dt)::value, decltype(ct)>(p, a, epi, vec, s, e); });
     if (st != HG_STATUS_SUCCESS || !hg__has_epilogue(p)) return st;
     /* hg_matmul's bias and activation in a second pass over C (the main
      * kernel has no registers to spare for them): C = act(C + bias), the
      * product rounded to C's type first. */
     hg_epilogue finish = epi;
     finish.beta = 1.0f;
-    return p->dtype == HG_F16 ? gn_launch_scale<0>(finish, s, e) : gn_launch_scale<1>(finish, s, e);
+    return gn_launch_scale(p, finish, s, e);
 }

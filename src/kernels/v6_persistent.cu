@@ -199,7 +199,7 @@ static __device__ __forceinline__ void v6_stage_half(uint8_t *slot, const float 
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             int64_t row = row0 + r + 8 * h;
-            const uint16_t *crow = epi.C + (row < epi.m ? row : 0) * epi.ldc;
+            const uint16_t *crow = (const uint16_t *)epi.C + (row < epi.m ? row : 0) * epi.ldc;
 #pragma unroll
             for (int j = 0; j < V6_HN / 8; j++) {
                 int64_t col = col0 + c + 8 * j;
