@@ -19,6 +19,7 @@ typedef struct {
     int share_b;  /* stride_b = 0: one B for every product */
     int bias;     /* a bias per product (stride_bias = n) */
     hg_activation act;
+    hg_c_type ct; /* C's elements (the gap counts them) */
 } batch_spec;
 
 /* Runs c as a batch on kid; 1 when it ran and every product passed, 0 when
@@ -38,8 +39,10 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
     const int64_t sbias = bs->bias ? c->n : 0;
     const int64_t na = (bs->batch - 1) * sa + na1, nb = (bs->batch - 1) * sb + nb1, nc = (bs->batch - 1) * sc + nc1;
     const int64_t nbias = bs->bias ? bs->batch * c->n : 0;
-    uint16_t *hA = malloc((size_t)na * 2), *hB = malloc((size_t)nb * 2), *hC = malloc((size_t)nc * 2);
-    uint16_t *hOut = malloc((size_t)nc * 2), *hBias = nbias ? malloc((size_t)nbias * 2) : NULL;
+    const size_t eb = bs->ct == HG_C_F32 ? 4 : 2; /* C's element */
+    uint16_t *hA = malloc((size_t)na * 2), *hB = malloc((size_t)nb * 2);
+    char *hC = malloc((size_t)nc * eb), *hOut = malloc((size_t)nc * eb);
+    uint16_t *hBias = nbias ? malloc((size_t)nbias * 2) : NULL;
     char *dA = NULL, *dB = NULL, *dC = NULL, *dBias = NULL;
     int ok = hA && hB && hC && hOut && (!nbias || hBias);
     CHECK(ok, "host allocation for a batch of %lld", (long long)bs->batch);
@@ -51,22 +54,28 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
         for (int64_t e = 0; e < nc; e++) {
             const int64_t in = e % sc, col = in % ldc;
             const int inside = in < nc1 && col < c->n;
-            hC[e] = !inside ? SENTINEL : c->beta != 0.0f ? rand_elem(dt) : POISON;
+            uint32_t old = rand_elem(dt);
+            if (bs->ct == HG_C_F32) {
+                const float f = hg__to_f32((uint16_t)old, dt);
+                memcpy(&old, &f, sizeof old);
+            }
+            c_put(hC, e, bs->ct, !inside ? c_sentinel(bs->ct) : c->beta != 0.0f ? old : c_poison(bs->ct));
         }
         ok = cuda_ok(cudaMalloc((void **)&dA, (size_t)na * 2), "cudaMalloc A") &&
              cuda_ok(cudaMalloc((void **)&dB, (size_t)nb * 2), "cudaMalloc B") &&
-             cuda_ok(cudaMalloc((void **)&dC, (size_t)nc * 2), "cudaMalloc C") &&
+             cuda_ok(cudaMalloc((void **)&dC, (size_t)nc * eb), "cudaMalloc C") &&
              (!nbias || cuda_ok(cudaMalloc((void **)&dBias, (size_t)nbias * 2), "cudaMalloc bias")) &&
              cuda_ok(cudaMemcpy(dA, hA, (size_t)na * 2, cudaMemcpyHostToDevice), "copy A") &&
              cuda_ok(cudaMemcpy(dB, hB, (size_t)nb * 2, cudaMemcpyHostToDevice), "copy B") &&
-             cuda_ok(cudaMemcpy(dC, hC, (size_t)nc * 2, cudaMemcpyHostToDevice), "copy C") &&
+             cuda_ok(cudaMemcpy(dC, hC, (size_t)nc * eb, cudaMemcpyHostToDevice), "copy C") &&
              (!nbias || cuda_ok(cudaMemcpy(dBias, hBias, (size_t)nbias * 2, cudaMemcpyHostToDevice), "copy bias"));
     }
     char what[220];
-    snprintf(what, sizeof what, "%s %s%s %s batch %lld of m=%lld n=%lld k=%lld gap=%lld%s%s%s", hg_kernel_name(kid),
+    snprintf(what, sizeof what, "%s %s%s %s batch %lld of m=%lld n=%lld k=%lld gap=%lld%s%s%s%s", hg_kernel_name(kid),
              c->opA == HG_OP_N ? "T" : "N", c->opB == HG_OP_N ? "T" : "N", dt == HG_BF16 ? "bf16" : "f16",
              (long long)bs->batch, (long long)c->m, (long long)c->n, (long long)c->k, (long long)bs->gap,
-             bs->share_b ? " shared B" : "", bs->bias ? " bias" : "", bs->act == HG_ACT_GELU_TANH ? " gelu" : "");
+             bs->share_b ? " shared B" : "", bs->bias ? " bias" : "", bs->act == HG_ACT_GELU_TANH ? " gelu" : "",
+             bs->ct == HG_C_F32 ? " c=f32" : "");
     int result = 0;
     if (ok) {
         hg_matmul_desc d = HG_MATMUL_DESC_INIT;
@@ -74,7 +83,7 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
         d.A = dA, d.lda = lda, d.B = dB, d.ldb = ldb, d.C = dC, d.ldc = ldc, d.dtype = dt;
         d.bias = dBias, d.activation = bs->act;
         d.batch_count = bs->batch, d.stride_a = sa, d.stride_b = sb, d.stride_c = sc, d.stride_bias = sbias;
-        d.compute = compute;
+        d.compute = compute, d.c_type = bs->ct;
         CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", what);
         const hg_status s = hg_matmul(h, &d);
         if (s == HG_STATUS_NOT_SUPPORTED && refused) {
@@ -83,7 +92,7 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
         } else {
             CHECK(s == HG_STATUS_SUCCESS, "%s: %s (%s)", what, hg_status_string(s), hg_last_error(h));
             ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaDeviceSynchronize(), what) &&
-                 cuda_ok(cudaMemcpy(hOut, dC, (size_t)nc * 2, cudaMemcpyDeviceToHost), "copy C back");
+                 cuda_ok(cudaMemcpy(hOut, dC, (size_t)nc * eb, cudaMemcpyDeviceToHost), "copy C back");
         }
     }
     if (ok && result == 0) {
@@ -94,11 +103,13 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
                                              c->beta, NULL, ldc, dt);
             p.bias = hBias ? hBias + i * sbias : NULL;
             p.act = bs->act;
-            p.compute = compute;
+            p.compute = compute, p.c_type = bs->ct;
             char each[260];
             snprintf(each, sizeof each, "%s, product %lld", what, (long long)i);
-            result &= hg_check_output(&p, hA + i * sa, hB + i * sb, hC + i * sc, hOut + i * sc, each);
-            for (int64_t e = i * sc + nc1; e < (i + 1) * sc && e < nc; e++) gap_hit += hOut[e] != SENTINEL;
+            result &= hg_check_output(&p, hA + i * sa, hB + i * sb, hC + (size_t)(i * sc) * eb,
+                                      hOut + (size_t)(i * sc) * eb, each);
+            for (int64_t e = i * sc + nc1; e < (i + 1) * sc && e < nc; e++)
+                gap_hit += c_get(hOut, e, bs->ct) != c_sentinel(bs->ct);
         }
         CHECK(gap_hit == 0, "%s: %lld elements between C's products overwritten", what, (long long)gap_hit);
         result &= gap_hit == 0;
@@ -118,10 +129,10 @@ static const gcase batch_cases[] = {
 static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__kernel_entry *e)
 {
     static const batch_spec specs[] = {
-        {3, 8, 0, 0, HG_ACT_NONE},      /* gaps TMA steps over */
-        {4, 0, 0, 1, HG_ACT_GELU_TANH}, /* packed, a bias per product */
-        {2, 16, 0, 1, HG_ACT_NONE},
-        {5, 0, 0, 0, HG_ACT_NONE},
+        {3, 8, 0, 0, HG_ACT_NONE, HG_C_AS_INPUTS},      /* gaps TMA steps over */
+        {4, 0, 0, 1, HG_ACT_GELU_TANH, HG_C_AS_INPUTS}, /* packed, a bias per product */
+        {2, 16, 0, 1, HG_ACT_NONE, HG_C_AS_INPUTS},
+        {5, 0, 0, 0, HG_ACT_NONE, HG_C_AS_INPUTS},
     };
     const size_t ncases = sizeof batch_cases / sizeof batch_cases[0];
     if (e && !e->batched) return 0; /* the series: cpu/matmul_batch checks its refusal */
@@ -141,16 +152,28 @@ static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__ke
                 break;
             }
         }
+    if (!e || e->writes_f32) {
+        /* An fp32 C: gaps TMA steps over (8 elements: 16 bytes of A and B,
+         * 32 of C), a bias, beta. */
+        const batch_spec f32 = {3, 8, 0, 1, HG_ACT_GELU_TANH, HG_C_F32};
+        gcase t = batch_cases[2];
+        if (e) t.opA = e->op_a, t.opB = e->op_b;
+        if (!hg_gpu_quick) run_batch_case(h, kid, &t, HG_BF16, &f32, NULL);
+        t = batch_cases[0];
+        if (e) t.opA = e->op_a, t.opB = e->op_b;
+        run_batch_case(h, kid, &t, HG_F16, &f32, NULL);
+    }
     gcase t = batch_cases[0];
     if (!e || e->id == HG_KERNEL_GENERIC) {
         /* What TMA cannot step by: an odd gap, one B for all. */
-        const batch_spec odd = {3, 3, 0, 1, HG_ACT_RELU}, shared = {4, 0, 1, 0, HG_ACT_NONE};
+        const batch_spec odd = {3, 3, 0, 1, HG_ACT_RELU, HG_C_AS_INPUTS},
+                         shared = {4, 0, 1, 0, HG_ACT_NONE, HG_C_AS_INPUTS};
         run_batch_case(h, kid, &t, HG_BF16, &odd, NULL);
         run_batch_case(h, kid, &t, HG_F16, &shared, NULL);
     } else {
         /* A family row refuses an odd gap with a sentence. */
         t.opA = e->op_a, t.opB = e->op_b;
-        const batch_spec odd = {3, 3, 0, 0, HG_ACT_NONE};
+        const batch_spec odd = {3, 3, 0, 0, HG_ACT_NONE, HG_C_AS_INPUTS};
         hg_status refused = HG_STATUS_SUCCESS;
         const int r = run_batch_case(h, kid, &t, HG_F16, &odd, &refused);
         CHECK(r == -1 && (strstr(hg_last_error(h), "stride") || strstr(hg_last_error(h), "one product per call")),

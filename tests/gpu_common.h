@@ -12,6 +12,9 @@
 
 #define POISON 0xFFFFu   /* NaN in fp16 and in bf16 */
 #define SENTINEL 0x1234u /* what C's padding columns hold; must survive */
+/* The same for an fp32 C (HG_C_F32): NaN, and a value nothing writes. */
+#define POISON_F32 0xFFFFFFFFu
+#define SENTINEL_F32 0x12345678u
 
 typedef struct {
     hg_op opA, opB;
@@ -39,13 +42,25 @@ int gpu_each_kernel(int (*fn)(hg_handle h, hg_kernel kid, const char *name, cons
 hg_compute kernel_compute(hg_kernel kid);
 /* A handle on the current device (a failed CHECK and NULL if none). */
 hg_handle gpu_handle(void);
-int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB, const uint16_t *hC,
-                    const uint16_t *hOut, const char *what);
+/* Element e of a host copy of C as bits (16 of the dtype, or 32 of fp32
+ * with HG_C_F32), and the other way; the poison and the sentinel of its
+ * type. */
+uint32_t c_get(const void *C, int64_t e, hg_c_type ct);
+void c_put(void *C, int64_t e, hg_c_type ct, uint32_t bits);
+uint32_t c_poison(hg_c_type ct);
+uint32_t c_sentinel(hg_c_type ct);
+/* hOut (C as the call left it, of p->c_type elements) against the float64
+ * reference on the inputs hA, hB, hC: see gpu_tests.c. */
+int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB, const void *hC, const void *hOut,
+                    const char *what);
 /* Runs one case on kernel kid (AUTO allowed) through h and checks it; 1 when
  * it ran and passed. */
 int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt);
 /* ... with hg_matmul's epilogue: a random bias when with_bias, act. */
 int run_case_epi(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with_bias, hg_activation act);
+/* ... and C of type ct (HG_C_F32: an fp32 C; ldc rounded for TMA to 16 bytes). */
+int run_case_c(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with_bias, hg_activation act,
+               hg_c_type ct);
 /* gpu/batched (tests/gpu_batch_tests.c): hg_matmul's strided batches. */
 void test_batched(void);
 

@@ -54,20 +54,34 @@ int cuda_ok(cudaError_t e, const char *what)
 
 static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
+uint32_t c_get(const void *C, int64_t e, hg_c_type ct)
+{
+    return ct == HG_C_F32 ? ((const uint32_t *)C)[e] : ((const uint16_t *)C)[e];
+}
+
+void c_put(void *C, int64_t e, hg_c_type ct, uint32_t bits)
+{
+    if (ct == HG_C_F32) ((uint32_t *)C)[e] = bits;
+    else ((uint16_t *)C)[e] = (uint16_t)bits;
+}
+
+uint32_t c_poison(hg_c_type ct) { return ct == HG_C_F32 ? POISON_F32 : POISON; }
+uint32_t c_sentinel(hg_c_type ct) { return ct == HG_C_F32 ? SENTINEL_F32 : SENTINEL; }
+
 /* Checks C (hOut, as the call left it) against the float64 reference of p
  * on the inputs hA, hB, hC: every element written, the padding columns
  * untouched, each checked element within its bound, the relative Frobenius
  * error small. 1 when all hold. */
-int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB, const uint16_t *hC,
-                    const uint16_t *hOut, const char *what)
+int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB, const void *hC, const void *hOut,
+                    const char *what)
 {
     /* Every element written (no NaN from the poison), padding untouched. */
     int64_t unwritten = 0, pad_hit = 0;
     for (int64_t i = 0; i < p->m; i++)
         for (int64_t j = 0; j < p->ldc; j++) {
-            uint16_t v = hOut[i * p->ldc + j];
-            if (j >= p->n) pad_hit += v != SENTINEL;
-            else unwritten += is_nan_bits(v, p->dtype);
+            const int64_t e = i * p->ldc + j;
+            if (j >= p->n) pad_hit += c_get(hOut, e, p->c_type) != c_sentinel(p->c_type);
+            else unwritten += isnan(hg__c_value(p, hOut, e));
         }
     CHECK(unwritten == 0, "%s: %lld elements NaN (unwritten or wrong)", what, (long long)unwritten);
     CHECK(pad_hit == 0, "%s: %lld padding elements overwritten", what, (long long)pad_hit);
@@ -92,11 +106,11 @@ int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB
         double mag;
         const double pre = hg__ref_element_abs(p, hA, hB, hC, i, j, &mag);
         const double ref = hg__ref_activation(p->act, pre);
-        double x = hg__to_f32(hOut[i * p->ldc + j], p->dtype);
+        double x = hg__c_value(p, hOut, i * p->ldc + j);
         double err = fabs(x - ref);
         double bound = p->compute == HG_COMPUTE_16F
                            ? hg__check_bound_16f(p->act, ref, mag, p->k)
-                           : hg__check_bound_act(p->dtype, p->act, ref, pre, hg__ref_bias(p, j), mag,
+                           : hg__check_bound_act(hg__check_rtol_c(p), p->act, ref, pre, hg__ref_bias(p, j), mag,
                                                  hg__has_epilogue(p));
         num += (x - ref) * (x - ref);
         den += ref * ref;
@@ -111,9 +125,11 @@ int hg_check_output(const hg__problem *p, const uint16_t *hA, const uint16_t *hB
     CHECK(bad == 0, "%s: %lld of %lld checked elements out of bounds (max err %.3g)", what, (long long)bad,
           (long long)samples, maxerr);
     double rel = den > 0 ? sqrt(num / den) : sqrt(num);
-    /* fp16 accumulators: k / 16 roundings of 2^-11, a random walk, on top */
+    /* fp16 accumulators: k / 16 roundings of 2^-11, a random walk, on top;
+     * an fp32 C: fp32 accumulation's error alone */
     const double rel_16f = p->compute == HG_COMPUTE_16F ? 4.0 * sqrt(p->k / 16.0 + 1.0) * ldexp(1.0, -11) : 0.0;
-    CHECK(rel <= (p->dtype == HG_BF16 ? 8e-3 : 1e-3) + rel_16f, "%s: relative Frobenius error %.3g", what, rel);
+    const double rel_c = p->c_type == HG_C_F32 ? 1e-5 : p->dtype == HG_BF16 ? 8e-3 : 1e-3;
+    CHECK(rel <= rel_c + rel_16f, "%s: relative Frobenius error %.3g", what, rel);
     return bad == 0 && unwritten == 0 && pad_hit == 0;
 }
 
@@ -133,7 +149,14 @@ int run_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt) { return r
  * call is invalid: cpu/matmul_desc). */
 int run_case_epi(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with_bias, hg_activation act)
 {
+    return run_case_c(h, kid, c, dt, with_bias, act, HG_C_AS_INPUTS);
+}
+
+int run_case_c(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with_bias, hg_activation act,
+               hg_c_type ct)
+{
     const hg_compute compute = kernel_compute(kid);
+    const int eb = ct == HG_C_F32 ? 4 : 2; /* C's element */
     if (compute == HG_COMPUTE_16F && dt != HG_F16) return 1;
     const int tma = kid != HG_KERNEL_GENERIC && kid != HG_KERNEL_AUTO;
     int64_t rows_a = c->opA == HG_OP_N ? c->m : c->k, cols_a = c->opA == HG_OP_N ? c->k : c->m;
@@ -142,16 +165,16 @@ int run_case_epi(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int wi
     if (lda < 1) lda = 1;
     if (ldb < 1) ldb = 1;
     if (ldc < 1) ldc = 1;
-    if (tma) { /* what TMA needs: leading dimensions multiples of 8 */
+    if (tma) { /* what TMA needs: rows of multiples of 16 bytes */
         lda = round_up(lda, 8);
         ldb = round_up(ldb, 8);
-        ldc = round_up(ldc, 8);
+        ldc = round_up(ldc, 16 / eb);
     }
     ldc += c->ldc_extra;
     size_t na = (size_t)(rows_a * lda), nb = (size_t)(rows_b * ldb), nc = (size_t)(c->m * ldc);
     const size_t slack = 8;
     uint16_t *hA = (uint16_t *)malloc((na + 1) * 2), *hB = (uint16_t *)malloc((nb + 1) * 2);
-    uint16_t *hC = (uint16_t *)malloc((nc + 1) * 2), *hOut = (uint16_t *)malloc((nc + 1) * 2);
+    void *hC = malloc((nc + 1) * eb), *hOut = malloc((nc + 1) * eb);
     if (!hA || !hB || !hC || !hOut) {
         CHECK(0, "host allocation of %zu elements", na + nb + 2 * nc);
         free(hA), free(hB), free(hC), free(hOut);
@@ -164,45 +187,53 @@ int run_case_epi(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int wi
     fill_random(hB, nb, dt);
     if (c->alpha == 0.0f && na > 0) hA[na / 2] = POISON; /* alpha = 0: A must not be read */
     for (int64_t i = 0; i < c->m; i++)
-        for (int64_t j = 0; j < ldc; j++)
-            hC[i * ldc + j] = j >= c->n ? SENTINEL : c->beta != 0.0f ? rand_elem(dt) : POISON;
+        for (int64_t j = 0; j < ldc; j++) {
+            /* an fp32 old C: the same random values, widened */
+            uint32_t old = rand_elem(dt);
+            if (ct == HG_C_F32) {
+                const float f = hg__to_f32((uint16_t)old, dt);
+                memcpy(&old, &f, sizeof old);
+            }
+            c_put(hC, i * ldc + j, ct, j >= c->n ? c_sentinel(ct) : c->beta != 0.0f ? old : c_poison(ct));
+        }
 
     char *dA = NULL, *dB = NULL, *dC = NULL, *dBias = NULL;
     int ok = cuda_ok(cudaMalloc((void **)&dA, (na + slack) * 2), "cudaMalloc A") &&
              cuda_ok(cudaMalloc((void **)&dB, (nb + slack) * 2), "cudaMalloc B") &&
-             cuda_ok(cudaMalloc((void **)&dC, (nc + slack) * 2), "cudaMalloc C");
+             cuda_ok(cudaMalloc((void **)&dC, (nc + slack) * eb), "cudaMalloc C");
     if (ok && with_bias)
         ok = hBias != NULL && cuda_ok(cudaMalloc((void **)&dBias, (size_t)(c->n + 1) * 2), "cudaMalloc bias") &&
              cuda_ok(cudaMemcpy(dBias, hBias, (size_t)c->n * 2, cudaMemcpyHostToDevice), "copy bias");
-    size_t off = c->misalign ? 2 : 0;
+    /* misaligned: A and B off by one element, C by one of its own */
+    const size_t off = c->misalign ? 2 : 0, off_c = c->misalign ? (size_t)eb : 0;
     if (ok)
         ok = cuda_ok(cudaMemcpy(dA + off, hA, na * 2, cudaMemcpyHostToDevice), "copy A") &&
              cuda_ok(cudaMemcpy(dB + off, hB, nb * 2, cudaMemcpyHostToDevice), "copy B") &&
-             cuda_ok(cudaMemcpy(dC + off, hC, nc * 2, cudaMemcpyHostToDevice), "copy C");
+             cuda_ok(cudaMemcpy(dC + off_c, hC, nc * eb, cudaMemcpyHostToDevice), "copy C");
     const char *kname = hg_kernel_name(kid);
     char what[200];
     /* Layout names are the GEMM literature's: the flips of our row-major ops. */
     static const char *const act_names[] = {"", " relu", " gelu"};
-    snprintf(what, sizeof what, "%s %s%s %s m=%lld n=%lld k=%lld pad=%lld alpha=%g beta=%g%s%s%s", kname,
+    snprintf(what, sizeof what, "%s %s%s %s m=%lld n=%lld k=%lld pad=%lld alpha=%g beta=%g%s%s%s%s", kname,
              c->opA == HG_OP_N ? "T" : "N", c->opB == HG_OP_N ? "T" : "N", dt == HG_BF16 ? "bf16" : "f16",
              (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->pad, c->alpha, c->beta,
-             c->misalign ? " misaligned" : "", with_bias ? " bias" : "", act_names[act]);
+             c->misalign ? " misaligned" : "", with_bias ? " bias" : "", act_names[act], ct == HG_C_F32 ? " c=f32" : "");
     if (ok) {
         CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", what);
         hg_status s;
-        if (epilogue || compute != HG_COMPUTE_32F) {
+        if (epilogue || compute != HG_COMPUTE_32F || ct != HG_C_AS_INPUTS) {
             hg_matmul_desc d = HG_MATMUL_DESC_INIT;
             d.opA = c->opA, d.opB = c->opB, d.m = c->m, d.n = c->n, d.k = c->k, d.alpha = c->alpha, d.beta = c->beta;
-            d.A = dA + off, d.lda = lda, d.B = dB + off, d.ldb = ldb, d.C = dC + off, d.ldc = ldc, d.dtype = dt;
-            d.bias = dBias, d.activation = act, d.compute = compute;
+            d.A = dA + off, d.lda = lda, d.B = dB + off, d.ldb = ldb, d.C = dC + off_c, d.ldc = ldc, d.dtype = dt;
+            d.bias = dBias, d.activation = act, d.compute = compute, d.c_type = ct;
             s = hg_matmul(h, &d);
         } else {
             s = hg_gemm(h, c->opA, c->opB, c->m, c->n, c->k, c->alpha, dA + off, lda, dB + off, ldb, c->beta,
-                        dC + off, ldc, dt);
+                        dC + off_c, ldc, dt);
         }
         CHECK(s == HG_STATUS_SUCCESS, "%s: %s (%s)", what, hg_status_string(s), hg_last_error(h));
         ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaDeviceSynchronize(), what) &&
-             cuda_ok(cudaMemcpy(hOut, dC + off, nc * 2, cudaMemcpyDeviceToHost), "copy C back");
+             cuda_ok(cudaMemcpy(hOut, dC + off_c, nc * eb, cudaMemcpyDeviceToHost), "copy C back");
     }
     if (ok) {
         hg__problem p =
@@ -210,6 +241,7 @@ int run_case_epi(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int wi
         p.bias = hBias; /* the reference reads host copies */
         p.act = act;
         p.compute = compute;
+        p.c_type = ct;
         ok = hg_check_output(&p, hA, hB, hC, hOut, what);
     }
     cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dBias);
@@ -514,12 +546,40 @@ static int epilogue_on(hg_handle h, hg_kernel kid, const char *name, const hg__k
                 run_case_epi(h, kid, &t, (hg_dtype)dt, epis[which].bias, epis[which].act);
             }
         }
+    if (!e || e->writes_f32) {
+        /* An fp32 C (HG_C_F32), each case once without an epilogue and once
+         * with one: beta reads the old C as fp32, n = 329 leaves a chunk
+         * past TMA's 16 bytes (the copy-out). */
+        for (int dt = 0; dt < 2; dt++)
+            for (size_t c = 0; c < ncases; c++) {
+                if (hg_gpu_quick && c == ncases - 1) continue;
+                gcase t = epilogue_cases[c];
+                if (e) t.opA = e->op_a, t.opB = e->op_b;
+                const size_t which = (c + (size_t)dt) % nepis;
+                run_case_c(h, kid, &t, (hg_dtype)dt, 0, HG_ACT_NONE, HG_C_F32);
+                run_case_c(h, kid, &t, (hg_dtype)dt, epis[which].bias, epis[which].act, HG_C_F32);
+            }
+    }
     if (kid == HG_KERNEL_AUTO) {
         /* k = 0: C = act(beta C + bias); beta = 1 is not a no-op here. */
         gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 1.0f, 0, 0};
         run_case_epi(h, HG_KERNEL_AUTO, &z, HG_F16, 1, HG_ACT_GELU_TANH);
+        run_case_c(h, HG_KERNEL_AUTO, &z, HG_BF16, 1, HG_ACT_GELU_TANH, HG_C_F32);
         z.beta = 0.0f;
         run_case_epi(h, HG_KERNEL_AUTO, &z, HG_BF16, 1, HG_ACT_RELU);
+        /* An fp32 C off TMA's rules (ldc odd, C off 16 bytes): GENERIC;
+         * other layouts and a decode-sized m: whatever AUTO finds. */
+        gcase f = {HG_OP_N, HG_OP_T, 200, 333, 150, 0, 1.0f, 0.5f, 0, 1};
+        run_case_c(h, HG_KERNEL_AUTO, &f, HG_F16, 1, HG_ACT_NONE, HG_C_F32);
+        f.ldc_extra = 0, f.misalign = 1;
+        run_case_c(h, HG_KERNEL_AUTO, &f, HG_BF16, 0, HG_ACT_RELU, HG_C_F32);
+        static const gcase more[] = {
+            {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0},
+            {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_N, HG_OP_T, 1, 4096, 4096, 0, 1.0f, 0.0f, 0, 0},
+            {HG_OP_N, HG_OP_T, 64, 2048, 8200, 0, 1.0f, 1.0f, 0, 0},
+        };
+        for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+            run_case_c(h, HG_KERNEL_AUTO, &more[i], (hg_dtype)(i % 2), (int)(i % 2), HG_ACT_GELU_TANH, HG_C_F32);
     }
     return 1;
 }

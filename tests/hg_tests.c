@@ -1097,16 +1097,26 @@ static void test_matmul_batch(void)
     hg_destroy(h);
 }
 
+/* The descriptor tests' start: a 64^3 TN call on made-up addresses (A at
+ * DESC_BASE, then B and C 64 KiB apart). */
+#define DESC_BASE ((char *)(uintptr_t)0x10000000)
+static hg_matmul_desc desc_64(void)
+{
+    char *base = DESC_BASE;
+    hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+    d.opA = HG_OP_N, d.opB = HG_OP_T, d.m = 64, d.n = 64, d.k = 64;
+    d.A = base, d.B = base + 65536, d.C = base + 2 * 65536, d.lda = d.ldb = d.ldc = 64;
+    return d;
+}
+
 static void test_matmul_desc(void)
 {
     hg_handle h = fake_handle(9, 0);
     CHECK(h != NULL, "fake handle");
     if (!h) return;
-    char *base = (char *)(uintptr_t)0x10000000;
+    char *base = DESC_BASE;
+    hg_matmul_desc d = desc_64();
     hg_kernel k = HG_KERNEL_AUTO;
-    hg_matmul_desc d = HG_MATMUL_DESC_INIT;
-    d.opA = HG_OP_N, d.opB = HG_OP_T, d.m = 64, d.n = 64, d.k = 64;
-    d.A = base, d.B = base + 65536, d.C = base + 2 * 65536, d.lda = d.ldb = d.ldc = 64;
     CHECK(d.size == sizeof d && d.alpha == 1.0f && d.beta == 0.0f && d.bias == NULL && d.activation == HG_ACT_NONE,
           "HG_MATMUL_DESC_INIT: size, alpha 1, the rest zero");
     CHECK(hg_matmul(NULL, &d) == HG_STATUS_INVALID_VALUE, "NULL handle");
@@ -1235,6 +1245,98 @@ static void test_matmul_desc(void)
     hg_destroy(h);
 }
 
+/* c_type: off the enum, C off 4 bytes, overlap counted in fp32 elements,
+ * a size short of it (the inputs' type); the series, the _ct and _swap rows
+ * refuse HG_C_F32, the staged rows and GENERIC take it (TMA: ldc a multiple
+ * of 4 fp32 elements), and AUTO plans a kernel that writes fp32 over a
+ * spread of shapes, aligned and not. */
+static void test_matmul_c_f32(void)
+{
+    hg_handle h = fake_handle(9, 0);
+    CHECK(h != NULL, "fake handle");
+    if (!h) return;
+    hg_matmul_desc d = desc_64();
+    CHECK(d.c_type == HG_C_AS_INPUTS, "HG_MATMUL_DESC_INIT: HG_C_AS_INPUTS");
+    d.c_type = HG_C_F32;
+    char *base = DESC_BASE;
+    hg_kernel k = HG_KERNEL_AUTO;
+    hg_matmul_desc t = d;
+    t.c_type = (hg_c_type)3;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "c_type is not"),
+          "a c_type off the enum: %s", hg_last_error(h));
+    t = d;
+    t.C = base + 2 * 65536 + 2;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "4-byte aligned"),
+          "an fp32 C off 4 bytes: %s", hg_last_error(h));
+    t.c_type = HG_C_AS_INPUTS;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS, "... is fine for 16-bit C: %s", hg_last_error(h));
+    /* C's 64 x 64 fp32 elements take 16 KiB: B placed 8 KiB past C's start
+     * meets it as fp32, not as 16-bit elements (which end there). */
+    t = d;
+    t.B = (const char *)t.C + 8192;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "C shares elements with B"),
+          "fp32 C's span meets B: %s", hg_last_error(h));
+    t.c_type = HG_C_AS_INPUTS;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS, "... a 16-bit C ends where B starts: %s", hg_last_error(h));
+    t = d;
+    t.bias = (const char *)t.C + 4 * 64 * 63 + 200; /* inside C's last fp32 row */
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "bias shares elements with C"),
+          "a bias inside an fp32 C: %s", hg_last_error(h));
+    /* A batch: stride_c in fp32 elements, at least C's span. */
+    t = d;
+    t.batch_count = 2, t.stride_a = t.stride_b = 64 * 64, t.stride_c = 64 * 64 - 1;
+    t.B = base + 0x40000000, t.C = base + 0x80000000;
+    CHECK(hg_matmul(h, &t) == HG_STATUS_INVALID_VALUE && strstr(hg_last_error(h), "stride_c"),
+          "fp32 products of C overlapping: %s", hg_last_error(h));
+    t.stride_c = 64 * 64;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS, "an fp32 batch: %s", hg_last_error(h));
+    /* A size short of c_type: the inputs' type (so a kernel that writes
+     * 16 bits only takes it). */
+    t = d;
+    CHECK(hg_set_kernel(h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "choose v6");
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "inputs' type only"),
+          "the series refuses an fp32 C: %s", hg_last_error(h));
+    t.size = offsetof(hg_matmul_desc, c_type); /* built against 0.4 */
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && k == HG_KERNEL_V6, "a size short of c_type: 16-bit C: %s",
+          hg_last_error(h));
+    t.size = sizeof t;
+    /* Each registered kernel takes an fp32 C exactly when it says so. */
+    t = d;
+    t.m = t.n = t.k = 1024, t.lda = t.ldb = t.ldc = 1024;
+    t.B = base + 0x40000000, t.C = base + 0x80000000;
+    for (int i = 0; i < hg__kernel_count; i++) {
+        const hg__kernel_entry *e = &hg__kernels[i];
+        t.opA = e->op_a, t.opB = e->op_b;
+        t.compute = e->acc16 ? HG_COMPUTE_16F : HG_COMPUTE_32F;
+        CHECK(hg_set_kernel(h, e->id) == HG_STATUS_SUCCESS, "choose %s", e->name);
+        const hg_status st = hg_matmul_plan(h, &t, &k);
+        CHECK(e->writes_f32 ? st == HG_STATUS_SUCCESS : st == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "fp32"),
+              "%s %s an fp32 C: %s", e->name, e->writes_f32 ? "takes" : "refuses", hg_last_error(h));
+    }
+    /* A staged row wants ldc a multiple of 4 fp32 elements (16 bytes). */
+    t.opA = HG_OP_N, t.opB = HG_OP_T, t.compute = HG_COMPUTE_32F;
+    CHECK(hg_set_kernel(h, HG_KERNEL_SM90_128X256X64_S4_C2X1_TN) == HG_STATUS_SUCCESS, "choose the 128 x 256 row");
+    t.ldc = 1028;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS, "fp32 ldc 1028 (16-byte rows): %s", hg_last_error(h));
+    t.ldc = 1026;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "16 bytes"),
+          "fp32 ldc 1026 (8-byte rows): %s", hg_last_error(h));
+    CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "back to AUTO");
+    static const int64_t dims[][4] = {{1, 4096, 4096, 4096},   {64, 6144, 4096, 6144}, {8192, 8192, 8192, 8192},
+                                      {3000, 5000, 700, 5001}, {300, 700, 130, 703},   {128, 50257, 4096, 50257}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        t = d;
+        t.m = dims[i][0], t.n = dims[i][1], t.k = dims[i][2], t.lda = t.ldb = t.k, t.ldc = dims[i][3];
+        t.B = base + 0x40000000, t.C = base + 0x80000000;
+        t.bias = base + 0xC0000000, t.activation = HG_ACT_RELU;
+        const hg__kernel_entry *e = NULL;
+        CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && (e = hg__find_kernel(k)) != NULL && e->writes_f32,
+              "%lld x %lld x %lld ldc %lld, fp32 C: %s writes fp32 (%s)", (long long)t.m, (long long)t.n,
+              (long long)t.k, (long long)t.ldc, hg_kernel_name(k), hg_last_error(h));
+    }
+    hg_destroy(h);
+}
+
 static void test_call_corners(void)
 {
     hg_handle h = fake_handle(9, 0);
@@ -1294,6 +1396,7 @@ static const hg_test_case cpu_tests[] = {
     {"cpu/overlap_exact", test_overlap_exact},
     {"cpu/call_corners", test_call_corners},
     {"cpu/matmul_desc", test_matmul_desc},
+    {"cpu/matmul_c_f32", test_matmul_c_f32},
     {"cpu/matmul_batch", test_matmul_batch},
 };
 
