@@ -22,6 +22,7 @@ OP_N, OP_T = 0, 1
 F16, BF16 = 0, 1
 ACT_NONE, ACT_RELU, ACT_GELU_TANH = 0, 1, 2
 COMPUTE_32F, COMPUTE_16F = 0, 1  # hg_compute
+C_AS_INPUTS, C_F32 = 0, 1  # hg_c_type
 
 
 class HopgemmError(RuntimeError):
@@ -100,6 +101,7 @@ class MatmulDesc(ctypes.Structure):
         ("stride_c", _i64),
         ("stride_bias", _i64),
         ("compute", ctypes.c_int),  # HG_COMPUTE_32F (0) unless set
+        ("c_type", ctypes.c_int),  # HG_C_AS_INPUTS (0) unless set; since 0.5.0
     ]
 
     def __init__(self, **fields):

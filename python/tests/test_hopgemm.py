@@ -18,6 +18,7 @@ def test_version():
     header = open(__file__.rsplit("/python/", 1)[0] + "/include/hopgemm.h").read()
     want = tuple(int(re.search(rf"#define HG_VERSION_{p} (\d+)", header).group(1)) for p in ("MAJOR", "MINOR", "PATCH"))
     assert hopgemm.version() == want
+    assert hopgemm.__version__ == ".".join(map(str, want))
 
 
 def rel_err(x, ref):
@@ -168,6 +169,71 @@ def test_compute_16f():
         hopgemm.matmul(a.bfloat16(), w.t().bfloat16(), compute="16f")
     with pytest.raises(ValueError, match="compute"):
         hopgemm.linear(a, w, compute="fp16")
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [260, 259])
+def test_matmul_out_dtype_f32(dtype, n):
+    """out_dtype=torch.float32: an fp32 C, not rounded to 16 bits, against
+    float64 (n = 259: an ldc that is no multiple of 4 fp32 elements, which
+    TMA cannot store, so another kernel writes it)."""
+    m, k = 300, 520
+    g = torch.Generator(device="cuda").manual_seed(5)
+    a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
+    b = torch.randn(n, k, device="cuda", dtype=dtype, generator=g).t()
+    ref = a.double() @ b.double()
+    c = hopgemm.matmul(a, b, out_dtype=torch.float32)
+    assert c.dtype == torch.float32 and c.shape == (m, n)
+    e32, e16 = rel_err(c, ref), rel_err(hopgemm.matmul(a, b), ref)
+    # fp32 accumulation's error alone, well below the 16-bit output's rounding.
+    assert e32 < 2.0**-16 and e32 < e16 / 8, (e32, e16)
+    k0 = hopgemm.matmul(a[:, :0], b[:0], out_dtype=torch.float32)
+    assert k0.dtype == torch.float32 and torch.equal(k0, torch.zeros(m, n, device="cuda"))
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("activation", [None, "relu", "gelu_tanh"])
+def test_linear_out_dtype_f32(dtype, activation):
+    """An fp32 output with the fused bias (in the inputs' dtype) and
+    activation, against float64; gradients through it in the inputs' dtype."""
+    g = torch.Generator(device="cuda").manual_seed(13)
+    x = torch.randn(3, 100, 192, device="cuda", dtype=dtype, generator=g)
+    w = torch.randn(328, 192, device="cuda", dtype=dtype, generator=g) / 8
+    bias = torch.randn(328, device="cuda", dtype=dtype, generator=g)
+    y = hopgemm.linear(x, w, bias, activation, out_dtype=torch.float32)
+    pre = x.double() @ w.double().t() + bias.double()
+    ref = REF_ACTS[activation](pre)
+    assert y.shape == (3, 100, 328) and y.dtype == torch.float32
+    # GELU's tanh.approx (relative error 2^-10.987, half of it on the result)
+    # is the largest error left once C is not rounded to 16 bits.
+    tol = 2.0**-11 if activation == "gelu_tanh" else 2.0**-16
+    assert ((y.double() - ref).abs().max() / pre.abs().max()).item() < tol
+
+    xg = x[0, :64].clone().requires_grad_()
+    wg, bg = w.clone().requires_grad_(), bias.clone().requires_grad_()
+    act_code = {None: 0, "relu": 1, "gelu_tanh": 2}[activation]
+    torch.library.opcheck(torch.ops.hopgemm.linear.default, (xg, wg, bg, act_code, 0, 1))
+    up = torch.randn(64, 328, device="cuda", dtype=torch.float64, generator=g)
+    out = hopgemm.linear(xg, wg, bg, activation, out_dtype=torch.float32)
+    (out.double() * up).sum().backward()
+    xd, wd, bd = (t.detach().double().requires_grad_() for t in (xg, wg, bg))
+    (REF_ACTS[activation](torch.nn.functional.linear(xd, wd, bd)) * up).sum().backward()
+    for ours, want in ((xg.grad, xd.grad), (wg.grad, wd.grad), (bg.grad, bd.grad)):
+        assert ours.dtype == dtype and rel_err(ours, want) < 8 * ulp(dtype)
+
+
+@needs_gpu
+def test_out_dtype_bad():
+    """out_dtype takes None or torch.float32 only, with a sentence naming it."""
+    a = torch.randn(16, 32, device="cuda", dtype=torch.float16)
+    w = torch.randn(24, 32, device="cuda", dtype=torch.float16)
+    for bad in (torch.float16, torch.bfloat16, torch.float64, "float32"):
+        with pytest.raises(ValueError, match="out_dtype"):
+            hopgemm.matmul(a, w.t(), out_dtype=bad)
+        with pytest.raises(ValueError, match="out_dtype"):
+            hopgemm.linear(a, w, None, "relu", out_dtype=bad)
 
 
 @needs_gpu

@@ -94,6 +94,7 @@ typedef struct {
     bool bias;              /* --bias: hg_matmul with a random bias of n elements */
     hg_activation act;      /* --act */
     hg_compute compute;     /* --compute: hg_matmul's accumulation, and cuBLAS's */
+    hg_c_type c_type;       /* --c-type: C's elements (hg_matmul's c_type), and cuBLAS's */
     int repeat, warmup;
     double cooldown;
     double timeout; /* seconds one wait for the GPU may take; 0: forever */
@@ -152,17 +153,19 @@ typedef struct {
     /* Copy c of A lives at slab_a + c * stride_a, and so on. */
     char *slab_a, *slab_b, *slab_c;
     uint16_t *d_bias, *h_bias; /* --bias: on the device, and its host copy for the check */
+    float *lt_bias32;          /* --bias with --c-type f32: d_bias widened, for cuBLASLt */
     size_t stride_a, stride_b, stride_c;
     int copies;
     size_t na, nb, nc;
     int64_t lda, ldb, ldc;
     cudaEvent_t *ev;
     int nev;
-    uint16_t *hA, *hB, *hC, *hC0, *hCref; /* copy 0 as the device holds it; C scratch; C's
-                                             start values (beta != 0); cuBLAS's output */
+    uint16_t *hA, *hB; /* copy 0 as the device holds it */
+    void *hC, *hC0, *hCref; /* C scratch; C's start values (beta != 0); cuBLAS's output: elements
+                               of C's type (c_bytes; read with hg__c_value) */
     int64_t nsamp;
     int64_t *si, *sj;
-    double *sref, *sbound; /* each sample's float64 reference and its hg__check_bound */
+    double *sref, *sbound; /* each sample's float64 reference and its bound (hg__check_bound_act) */
     double rtol, atol;
     uint64_t seed;
     bool dead; /* a sticky CUDA error: nothing more can run in this process */
@@ -206,7 +209,7 @@ typedef struct {
     double best_ms; /* cublas-best's ms, NaN when it has none */
 } report;
 
-#define NFIELDS 40
+#define NFIELDS 41
 typedef struct {
     const char *key;
     char val[320];
@@ -226,6 +229,9 @@ const char *dtype_name(hg_dtype d);
 /* --bias and --act as the CSV's epilogue column writes them: none, bias,
  * relu, gelu, bias+relu, bias+gelu. */
 const char *epilogue_name(const options *o);
+/* --c-type as the command line and the CSV's c_type column write it:
+ * inputs or f32. */
+const char *c_type_name(hg_c_type t);
 /* The call the options describe, as hg_matmul takes it (bias used only
  * with --bias). */
 hg_matmul_desc call_desc(const options *o, const void *A, int64_t lda, const void *B, int64_t ldb, void *C,
@@ -251,10 +257,21 @@ void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *
 /* One product's elements of A, B and C: the batch's strides (packed). */
 void batch_strides(const options *o, int64_t *sa, int64_t *sb, int64_t *sc);
 size_t set_bytes_of(const options *o);
+/* The options' product as the library's internal rules see it, without
+ * pointers (leading dimensions as asked or the smallest; no batch): what
+ * hg__c_bytes, hg__check_rtol_c and hg__c_value read C's type from. */
+hg__problem options_problem(const options *o);
+/* Bytes of one element of C: 2, or 4 with --c-type f32 (hg__c_bytes). */
+size_t c_bytes(const options *o);
+/* Why the cuBLAS baselines cannot run the options' call, or NULL. */
+const char *cublas_refuses(const options *o);
 double check_atol(const options *o);
 const char *status_name(rstatus s);
 void result_init(result *r, const char *name);
 bool cb(bench *b, cublasStatus_t s, const char *what);
+/* The problem the float64 reference reads: host copies (the bias's), no
+ * device pointers. */
+hg__problem host_problem(const bench *b);
 void *ptr_a(const bench *b, int c);
 void *ptr_b(const bench *b, int c);
 void *ptr_c(const bench *b, int c);

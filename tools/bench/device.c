@@ -25,6 +25,17 @@ void *ptr_c(const bench *b, int c) { return b->slab_c + (size_t)c * b->stride_c;
 static cudaDataType_t cuda_type(hg_dtype d) { return d == HG_BF16 ? CUDA_R_16BF : CUDA_R_16F; }
 static cublasOperation_t cublas_op(hg_op op) { return op == HG_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; }
 
+/* C's (and D's) type in the cuBLAS calls: --c-type's. */
+static cudaDataType_t cuda_c_type(const options *o) { return o->c_type == HG_C_F32 ? CUDA_R_32F : cuda_type(o->dtype); }
+
+const char *cublas_refuses(const options *o)
+{
+    /* cublasGemmEx and cuBLASLt take CUBLAS_COMPUTE_16F with Ctype CUDA_R_16F only. */
+    if (o->c_type == HG_C_F32 && o->compute == HG_COMPUTE_16F)
+        return "cuBLAS has no fp32 C with CUBLAS_COMPUTE_16F (--c-type f32 with --compute 16f)";
+    return NULL;
+}
+
 int query_gpu(gpu_info *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
@@ -68,6 +79,7 @@ void bench_free(bench *b)
     (void)cudaFree(b->slab_b);
     (void)cudaFree(b->slab_c);
     (void)cudaFree(b->d_bias);
+    (void)cudaFree(b->lt_bias32);
     free(b->h_bias);
     if (b->stream) (void)cudaStreamDestroy(b->stream);
     free(b->hA);
@@ -82,11 +94,11 @@ void bench_free(bench *b)
     memset(b, 0, sizeof *b);
 }
 
-static bool host_alloc(bench *b, uint16_t **p, size_t elems)
+static void *host_alloc(bench *b, size_t bytes)
 {
-    *p = malloc(elems * sizeof **p);
-    if (*p == NULL) snprintf(b->err, sizeof b->err, "out of host memory (%zu bytes)", elems * sizeof **p);
-    return *p != NULL;
+    void *p = malloc(bytes);
+    if (p == NULL) snprintf(b->err, sizeof b->err, "out of host memory (%zu bytes)", bytes);
+    return p;
 }
 
 /* --batch on one of cuBLASLt's layouts: the count and the stride (elements). */
@@ -125,10 +137,26 @@ static bool lt_setup(bench *b)
     batch_strides(o, &sa, &sb, &sc);
     return cb(b, cublasLtMatrixLayoutCreate(&b->lt_a, dt, a_rows, a_cols, b->ldb), "cublasLtMatrixLayoutCreate(B)") &&
            cb(b, cublasLtMatrixLayoutCreate(&b->lt_b, dt, b_rows, b_cols, b->lda), "cublasLtMatrixLayoutCreate(A)") &&
-           cb(b, cublasLtMatrixLayoutCreate(&b->lt_c, dt, (uint64_t)o->n, (uint64_t)o->m, b->ldc),
+           cb(b, cublasLtMatrixLayoutCreate(&b->lt_c, cuda_c_type(o), (uint64_t)o->n, (uint64_t)o->m, b->ldc),
               "cublasLtMatrixLayoutCreate(C)") &&
            lt_batch(b, b->lt_a, sb) && lt_batch(b, b->lt_b, sa) && lt_batch(b, b->lt_c, sc) &&
            cu(b, cudaMalloc(&b->lt_ws, LT_WORKSPACE), "cudaMalloc(cuBLASLt workspace)");
+}
+
+/* cuBLASLt's heuristic refuses a 16-bit bias (BIAS_DATA_TYPE CUDA_R_16F or
+ * CUDA_R_16BF) with an fp32 D ("unsupported value", cuBLAS 13.0 on an
+ * H200): with --c-type f32 cublas-best reads the bias widened to fp32, the
+ * same values exactly. */
+static bool lt_bias_f32(bench *b)
+{
+    const size_t n = (size_t)b->o->n;
+    float *h = host_alloc(b, n * sizeof *h);
+    if (h == NULL) return false;
+    for (size_t j = 0; j < n; j++) h[j] = hg__to_f32(b->h_bias[j], b->o->dtype);
+    const bool ok = cu(b, cudaMalloc((void **)&b->lt_bias32, n * sizeof *h), "cudaMalloc(fp32 bias)") &&
+                    cu(b, cudaMemcpy(b->lt_bias32, h, n * sizeof *h, cudaMemcpyHostToDevice), "cudaMemcpy(fp32 bias)");
+    free(h);
+    return ok;
 }
 
 /* cublas-best with hg_matmul's epilogue (--bias, --act): cuBLASLt's own.
@@ -145,8 +173,11 @@ static bool lt_epilogue(bench *b)
             "setting the epilogue"))
         return false;
     if (!o->bias) return true;
-    const void *bias = b->d_bias;
-    const cudaDataType_t bias_type = cuda_type(o->dtype);
+    /* hg_matmul's bias, in the inputs' type; with an fp32 D the same values
+     * in fp32 (lt_bias_f32). */
+    const bool f32 = o->c_type == HG_C_F32;
+    const void *bias = f32 ? (const void *)b->lt_bias32 : (const void *)b->d_bias;
+    const cudaDataType_t bias_type = f32 ? CUDA_R_32F : cuda_type(o->dtype);
     return cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
               "setting the bias pointer") &&
            cb(b, cublasLtMatmulDescSetAttribute(b->lt_desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
@@ -154,9 +185,23 @@ static bool lt_epilogue(bench *b)
               "setting the bias type");
 }
 
+/* C's start values (beta != 0) in C's type: the generator's, and in fp32
+ * all 24 bits of them, so that a kernel reading the old C at 16 bits shows
+ * in the check (at small k, where the accumulation's bound is narrow). */
+static void fill_c(const options *o, void *h, size_t count, uint64_t *st)
+{
+    if (o->c_type != HG_C_F32) {
+        hg__fill_uniform(h, count, o->dtype, st, 0);
+        return;
+    }
+    float *f = h;
+    for (size_t i = 0; i < count; i++) f[i] = 2.0f * ((float)(hg__rng_next(st) >> 40) * (1.0f / 16777216.0f)) - 1.0f;
+}
+
 /* Fills every copy with fresh values; copy 0 last, so that the host buffers
- * end up holding it. C is poisoned (NaN bits 0xFFFF) when beta = 0, since no
- * kernel may read it; with beta != 0 it holds known values instead. */
+ * end up holding it. C is poisoned (bytes 0xFF: NaN as fp16, bf16 and fp32
+ * alike) when beta = 0, since no kernel may read it; with beta != 0 it holds
+ * known values instead. */
 static bool fill_inputs(bench *b)
 {
     const options *o = b->o;
@@ -168,8 +213,8 @@ static bool fill_inputs(bench *b)
             !cu(b, cudaMemcpy(ptr_b(b, c), b->hB, b->nb * 2, cudaMemcpyHostToDevice), "cudaMemcpy(B)"))
             return false;
         if (o->beta != 0.0f) {
-            hg__fill_uniform(b->hC0, b->nc, o->dtype, &st, 0);
-            if (!cu(b, cudaMemcpy(ptr_c(b, c), b->hC0, b->nc * 2, cudaMemcpyHostToDevice), "cudaMemcpy(C)"))
+            fill_c(o, b->hC0, b->nc, &st);
+            if (!cu(b, cudaMemcpy(ptr_c(b, c), b->hC0, b->nc * c_bytes(o), cudaMemcpyHostToDevice), "cudaMemcpy(C)"))
                 return false;
         }
     }
@@ -184,13 +229,10 @@ static bool fill_inputs(bench *b)
            cu(b, cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
-static hg__problem host_problem(const bench *b)
+hg__problem host_problem(const bench *b)
 {
-    const options *o = b->o;
-    hg__problem p = hg__problem_make(o->opA, o->opB, o->m, o->n, o->k, o->alpha, NULL, b->lda, NULL, b->ldb, o->beta,
-                                     NULL, b->ldc, o->dtype);
+    hg__problem p = options_problem(b->o); /* b's leading dimensions are the options' */
     p.bias = b->h_bias; /* the reference reads host copies */
-    p.act = o->act;
     return p;
 }
 
@@ -231,16 +273,18 @@ static bool choose_samples(bench *b)
     hg__problem p = host_problem(b);
     int64_t sa, sb, sc;
     batch_strides(o, &sa, &sb, &sc);
+    const size_t c_product_bytes = (size_t)sc * c_bytes(o);
     for (int64_t s = 0; s < b->nsamp; s++) {
         double abs_sum;
         const int64_t prod = b->si[s] / o->m;
-        const double pre = hg__ref_element_abs(&p, b->hA + prod * sa, b->hB + prod * sb, b->hC0 ? b->hC0 + prod * sc : NULL,
-                                               b->si[s] % o->m, b->sj[s], &abs_sum);
+        const void *c0 = b->hC0 ? (const char *)b->hC0 + (size_t)prod * c_product_bytes : NULL;
+        const double pre = hg__ref_element_abs(&p, b->hA + prod * sa, b->hB + prod * sb, c0, b->si[s] % o->m, b->sj[s],
+                                               &abs_sum);
         b->sref[s] = hg__ref_activation(o->act, pre);
         b->sbound[s] = o->compute == HG_COMPUTE_16F
                            ? hg__check_bound_16f(o->act, b->sref[s], abs_sum, o->k)
-                           : hg__check_bound_act(o->dtype, o->act, b->sref[s], pre, hg__ref_bias(&p, b->sj[s]), abs_sum,
-                                                 hg__has_epilogue(&p));
+                           : hg__check_bound_act(hg__check_rtol_c(&p), o->act, b->sref[s], pre,
+                                                 hg__ref_bias(&p, b->sj[s]), abs_sum, hg__has_epilogue(&p));
     }
     return true;
 }
@@ -269,7 +313,10 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
     if (l->kind == SEL_HG && l->variant > 0) return launch_v6_variant(b, l->variant, A, B, C, err, n);
     if (l->kind == SEL_HG) {
         hg_status s;
-        if (o->bias || o->act != HG_ACT_NONE || o->batch > 1 || o->compute != HG_COMPUTE_32F) {
+        /* hg_gemm for the plain call (as it always ran); hg_matmul for what
+         * hg_gemm cannot say. */
+        if (o->bias || o->act != HG_ACT_NONE || o->batch > 1 || o->compute != HG_COMPUTE_32F ||
+            o->c_type != HG_C_AS_INPUTS) {
             const hg_matmul_desc d = call_desc(o, A, b->lda, B, b->ldb, C, b->ldc, b->d_bias);
             s = hg_matmul(b->h, &d);
         } else {
@@ -292,19 +339,20 @@ static lstatus launch_on(bench *b, const launcher *l, const void *A, const void 
     const void *alpha_arg = c16 ? (const void *)&alpha_h : (const void *)&alpha;
     const void *beta_arg = c16 ? (const void *)&beta_h : (const void *)&beta;
     const cublasComputeType_t ct = c16 ? CUBLAS_COMPUTE_16F : CUBLAS_COMPUTE_32F;
+    /* With --c-type f32, Ctype CUDA_R_32F: CUBLAS_COMPUTE_32F takes it with
+     * 16F or 16BF A and B (cublas_refuses says when it cannot). */
+    const cudaDataType_t dt = cuda_type(o->dtype), ctype = cuda_c_type(o);
     if (l->kind == SEL_CUBLAS && o->batch > 1) {
-        cudaDataType_t dt = cuda_type(o->dtype);
         int64_t sa, sb, sc;
         batch_strides(o, &sa, &sb, &sc);
         s = cublasGemmStridedBatchedEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m,
-                                       (int)o->k, alpha_arg, B, dt, (int)b->ldb, sb, A, dt, (int)b->lda, sa, beta_arg, C, dt,
-                                       (int)b->ldc, sc, (int)o->batch, ct, CUBLAS_GEMM_DEFAULT);
+                                       (int)o->k, alpha_arg, B, dt, (int)b->ldb, sb, A, dt, (int)b->lda, sa, beta_arg, C,
+                                       ctype, (int)b->ldc, sc, (int)o->batch, ct, CUBLAS_GEMM_DEFAULT);
         what = "cublasGemmStridedBatchedEx";
     } else if (l->kind == SEL_CUBLAS) {
         /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
-        cudaDataType_t dt = cuda_type(o->dtype);
         s = cublasGemmEx(b->cublas, cublas_op(o->opB), cublas_op(o->opA), (int)o->n, (int)o->m, (int)o->k, alpha_arg, B,
-                         dt, (int)b->ldb, A, dt, (int)b->lda, beta_arg, C, dt, (int)b->ldc, ct, CUBLAS_GEMM_DEFAULT);
+                         dt, (int)b->ldb, A, dt, (int)b->lda, beta_arg, C, ctype, (int)b->ldc, ct, CUBLAS_GEMM_DEFAULT);
         what = "cublasGemmEx";
     } else {
         s = cublasLtMatmul(b->lt, b->lt_desc, alpha_arg, B, b->lt_a, A, b->lt_b, beta_arg, C, b->lt_c, C, b->lt_c, l->algo,
@@ -428,16 +476,17 @@ static bool bench_setup(bench *b)
         !cu(b, cudaMalloc((void **)&b->slab_b, b->stride_b * (size_t)b->copies), "cudaMalloc(B)") ||
         !cu(b, cudaMalloc((void **)&b->slab_c, b->stride_c * (size_t)b->copies), "cudaMalloc(C)"))
         return false;
-    if (!host_alloc(b, &b->hA, b->na) || !host_alloc(b, &b->hB, b->nb) || !host_alloc(b, &b->hC, b->nc) ||
-        (o->beta != 0.0f && !host_alloc(b, &b->hC0, b->nc)))
+    if (!(b->hA = host_alloc(b, b->na * 2)) || !(b->hB = host_alloc(b, b->nb * 2)) ||
+        !(b->hC = host_alloc(b, b->nc * c_bytes(o))) || (o->beta != 0.0f && !(b->hC0 = host_alloc(b, b->nc * c_bytes(o)))))
         return false;
     if (o->bias) {
         uint64_t st = b->seed ^ 0xB1A5ull;
-        if (!host_alloc(b, &b->h_bias, (size_t)o->n) ||
+        if (!(b->h_bias = host_alloc(b, (size_t)o->n * 2)) ||
             !cu(b, cudaMalloc((void **)&b->d_bias, (size_t)o->n * 2), "cudaMalloc(bias)"))
             return false;
         hg__fill_uniform(b->h_bias, (size_t)o->n, o->dtype, &st, 0);
-        if (!cu(b, cudaMemcpy(b->d_bias, b->h_bias, (size_t)o->n * 2, cudaMemcpyHostToDevice), "cudaMemcpy(bias)"))
+        if (!cu(b, cudaMemcpy(b->d_bias, b->h_bias, (size_t)o->n * 2, cudaMemcpyHostToDevice), "cudaMemcpy(bias)") ||
+            (o->c_type == HG_C_F32 && !lt_bias_f32(b)))
             return false;
     }
     if ((o->bias || o->act != HG_ACT_NONE) && !lt_epilogue(b)) return false;
@@ -465,8 +514,9 @@ int bench_init(bench *b, const options *o)
     /* 256-byte aligned copies: what TMA (16) and cuBLAS (256) like best. */
     b->stride_a = round_up(b->na * 2, 256);
     b->stride_b = round_up(b->nb * 2, 256);
-    b->stride_c = round_up(b->nc * 2, 256);
-    b->rtol = hg__check_rtol(o->dtype);
+    b->stride_c = round_up(b->nc * c_bytes(o), 256);
+    const hg__problem p = options_problem(o);
+    b->rtol = hg__check_rtol_c(&p);
     b->atol = check_atol(o);
     hg_status hs = hg_create(&b->h);
     if (hs != HG_STATUS_SUCCESS) {
@@ -511,6 +561,13 @@ bool cublas_reference(bench *b)
     void *dc = NULL;
     char err[ERR_LEN] = "";
     launcher l = {SEL_CUBLAS, NULL, 0};
+    const char *why = cublas_refuses(o);
+    if (why) {
+        /* b->hCref stays NULL: check_entry compares with the reference alone. */
+        fprintf(stderr, TOOL ": --check: no elementwise comparison with cuBLAS: %s\n", why);
+        return true;
+    }
+    const size_t c_size = b->nc * c_bytes(o);
     /* With hg_matmul's epilogue, cuBLASLt's own (GELU_BIAS and the like):
      * its first heuristic candidate. */
     cublasLtMatmulHeuristicResult_t first;
@@ -518,10 +575,10 @@ bool cublas_reference(bench *b)
         if (lt_heuristic(b, &first, 1) < 1) return false;
         l.kind = SEL_CUBLAS_BEST, l.algo = &first.algo;
     }
-    bool ok = host_alloc(b, &b->hCref, b->nc) && cu(b, cudaMalloc(&dc, b->stride_c), "cudaMalloc(C ref)");
-    if (ok && o->beta == 0.0f) ok = cu(b, cudaMemsetAsync(dc, 0xFF, b->nc * 2, b->stream), "cudaMemsetAsync");
+    bool ok = (b->hCref = host_alloc(b, c_size)) != NULL && cu(b, cudaMalloc(&dc, b->stride_c), "cudaMalloc(C ref)");
+    if (ok && o->beta == 0.0f) ok = cu(b, cudaMemsetAsync(dc, 0xFF, c_size, b->stream), "cudaMemsetAsync");
     if (ok && o->beta != 0.0f)
-        ok = cu(b, cudaMemcpyAsync(dc, b->hC0, b->nc * 2, cudaMemcpyHostToDevice, b->stream), "cudaMemcpyAsync");
+        ok = cu(b, cudaMemcpyAsync(dc, b->hC0, c_size, cudaMemcpyHostToDevice, b->stream), "cudaMemcpyAsync");
     if (ok && launch_on(b, &l, ptr_a(b, 0), ptr_b(b, 0), dc, err, sizeof err) != L_OK) {
         copy_str(b->err, sizeof b->err, err);
         ok = false;
@@ -530,7 +587,7 @@ bool cublas_reference(bench *b)
         copy_str(b->err, sizeof b->err, err);
         ok = false;
     }
-    if (ok) ok = cu(b, cudaMemcpy(b->hCref, dc, b->nc * 2, cudaMemcpyDeviceToHost), "cudaMemcpy(C ref)");
+    if (ok) ok = cu(b, cudaMemcpy(b->hCref, dc, c_size, cudaMemcpyDeviceToHost), "cudaMemcpy(C ref)");
     if (!b->hung) (void)cudaFree(dc); /* cudaFree would wait for a hung kernel */
     return ok;
 }

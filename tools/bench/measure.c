@@ -96,11 +96,12 @@ static int64_t check_samples(const bench *b, const char *name, result *r)
 {
     check_acc a;
     memset(&a, 0, sizeof a);
+    const hg__problem p = host_problem(b);
     for (int64_t s = 0; s < b->nsamp; s++) {
         int64_t i = b->si[s], j = b->sj[s];
-        double x = (double)hg__to_f32(b->hC[i * b->ldc + j], b->o->dtype), ref = b->sref[s];
+        double x = hg__c_value(&p, b->hC, i * b->ldc + j), ref = b->sref[s];
         double d = fabs(x - ref), e = d / (1.0 + fabs(ref));
-        double bound = b->sbound[s]; /* the tests' rule (hg__check_bound) */
+        double bound = b->sbound[s]; /* the tests' rule (hg__check_bound_act) */
         if (isnan(x) || !(d <= bound)) {
             a.bad += !isnan(x); /* check_nan counts the NaNs, sampled or not */
             show_mismatch(&a, name, i, j, x, ref, bound, "reference");
@@ -122,9 +123,10 @@ static int64_t check_samples(const bench *b, const char *name, result *r)
 static int64_t check_nan(const bench *b, const char *name)
 {
     int64_t nan_count = 0;
+    const hg__problem p = host_problem(b);
     for (size_t e = 0; e < b->nc; e++) {
         if (e % (size_t)b->ldc >= (size_t)b->o->n) continue; /* padding: never written */
-        if (!isnan(hg__to_f32(b->hC[e], b->o->dtype))) continue;
+        if (!isnan(hg__c_value(&p, b->hC, (int64_t)e))) continue;
         if (nan_count++ < SHOW_MISMATCHES)
             fprintf(stderr, TOOL ": %s: C[%lld,%lld] is NaN (unwritten?)\n", name, (long long)(e / (size_t)b->ldc),
                     (long long)(e % (size_t)b->ldc));
@@ -141,9 +143,10 @@ static void check_vs_cublas(const bench *b, const char *name, result *r)
 {
     check_acc a;
     memset(&a, 0, sizeof a);
+    const hg__problem p = host_problem(b);
     for (size_t e = 0; e < b->nc; e++) {
         if (e % (size_t)b->ldc >= (size_t)b->o->n) continue; /* padding */
-        double x = (double)hg__to_f32(b->hC[e], b->o->dtype), y = (double)hg__to_f32(b->hCref[e], b->o->dtype);
+        double x = hg__c_value(&p, b->hC, (int64_t)e), y = hg__c_value(&p, b->hCref, (int64_t)e);
         double d = fabs(x - y), err = d / (1.0 + fabs(y));
         if (isnan(err)) err = INFINITY;
         a.max_err = err > a.max_err ? err : a.max_err;
@@ -164,16 +167,18 @@ static void check_entry(bench *b, const sel *s, const launcher *l, result *r)
 {
     const options *o = b->o;
     char err[ERR_LEN] = "";
-    /* On the measuring stream, so that the launch cannot overtake it. */
-    lstatus st = o->beta == 0.0f ? cuda_status(cudaMemsetAsync(ptr_c(b, 0), 0xFF, b->nc * 2, b->stream),
+    const size_t c_size = b->nc * c_bytes(o);
+    /* On the measuring stream, so that the launch cannot overtake it; 0xFF
+     * bytes are NaN in every C type. */
+    lstatus st = o->beta == 0.0f ? cuda_status(cudaMemsetAsync(ptr_c(b, 0), 0xFF, c_size, b->stream),
                                                "cudaMemsetAsync(C)", err, sizeof err)
-                                 : cuda_status(cudaMemcpyAsync(ptr_c(b, 0), b->hC0, b->nc * 2, cudaMemcpyHostToDevice,
+                                 : cuda_status(cudaMemcpyAsync(ptr_c(b, 0), b->hC0, c_size, cudaMemcpyHostToDevice,
                                                                b->stream),
                                                "cudaMemcpyAsync(C)", err, sizeof err);
     if (st == L_OK) st = launch_copy(b, l, 0, err, sizeof err);
     if (st == L_OK) st = wait_stream(b, "the check's launch", err, sizeof err);
     if (st == L_OK)
-        st = cuda_status(cudaMemcpy(b->hC, ptr_c(b, 0), b->nc * 2, cudaMemcpyDeviceToHost), "cudaMemcpy(C back)", err,
+        st = cuda_status(cudaMemcpy(b->hC, ptr_c(b, 0), c_size, cudaMemcpyDeviceToHost), "cudaMemcpy(C back)", err,
                          sizeof err);
     if (st != L_OK) {
         r->status = ST_ERROR;
@@ -202,6 +207,13 @@ static void run_entry(bench *b, const sel *s, result *r)
         return;
     }
     launcher l = {s->kind, NULL, s->variant};
+    const char *why = s->kind == SEL_HG ? NULL : cublas_refuses(o);
+    if (why) {
+        r->status = ST_NA;
+        copy_str(r->note, sizeof r->note, why);
+        fprintf(stderr, TOOL ": %s: %s: %s\n", s->name, status_name(r->status), r->note);
+        return;
+    }
     if (s->kind == SEL_HG && !prepare_hg(b, s, r)) {
         fprintf(stderr, TOOL ": %s: %s: %s\n", s->name, status_name(r->status), r->note);
         return;

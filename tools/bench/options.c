@@ -22,6 +22,8 @@ void copy_str(char *dst, size_t n, const char *src)
 
 const char *dtype_name(hg_dtype d) { return d == HG_BF16 ? "bf16" : "f16"; }
 
+const char *c_type_name(hg_c_type t) { return t == HG_C_F32 ? "f32" : "inputs"; }
+
 hg_matmul_desc call_desc(const options *o, const void *A, int64_t lda, const void *B, int64_t ldb, void *C,
                          int64_t ldc, const void *bias)
 {
@@ -33,6 +35,7 @@ hg_matmul_desc call_desc(const options *o, const void *A, int64_t lda, const voi
     d.batch_count = o->batch;
     batch_strides(o, &d.stride_a, &d.stride_b, &d.stride_c);
     d.compute = o->compute;
+    d.c_type = o->c_type;
     return d;
 }
 
@@ -62,7 +65,8 @@ void usage(FILE *f)
             "                           after the other, progress and ETA on stderr, rows\n"
             "                           appended to --csv; best with --fresh, so that a\n"
             "                           hang ends one process, not the sweep\n"
-            "  --dtype f16|bf16         element type of A, B, C (default f16)\n"
+            "  --dtype f16|bf16         element type of A, B, the bias, and C unless --c-type\n"
+            "                           f32 (default f16)\n"
             "  --alpha X  --beta X      the scalars (default 1 and 0)\n"
             "  --batch N                a strided batch of N products (hg_matmul's batch_count),\n"
             "                           packed one after another; cublas runs\n"
@@ -72,6 +76,15 @@ void usage(FILE *f)
             "                           16f): 16f lets the _f16acc kernels run, cublas and\n"
             "                           cublas-best run CUBLAS_COMPUTE_16F, and the check's\n"
             "                           bound widens to fp16 accumulation's (default 32f)\n"
+            "  --c-type inputs|f32      C's element type (hg_matmul's c_type): inputs, the\n"
+            "                           inputs' dtype (default), or f32: C, the old C that\n"
+            "                           beta reads, --ldc and the check count fp32 elements\n"
+            "                           (the bias stays in the inputs' dtype); cublas and\n"
+            "                           cublas-best write fp32 C (CUDA_R_32F; cuBLASLt reads\n"
+            "                           the bias widened to fp32), which cuBLAS cannot with\n"
+            "                           --compute 16f (n/a)\n");
+    /* Two strings: C11 promises literals of 4095 characters only. */
+    fprintf(f,
             "  --bias  --act relu|gelu  hg_matmul's epilogue: a bias per column of C (random)\n"
             "                           and an activation; cublas-best runs cuBLASLt's own\n"
             "                           (CUBLASLT_EPILOGUE_GELU_BIAS and the like), cublas\n"
@@ -269,6 +282,10 @@ int parse_option(options *o, const char *name, const char *v)
         if (strcasecmp(v, "32f") == 0) o->compute = HG_COMPUTE_32F;
         else if (strcasecmp(v, "16f") == 0) o->compute = HG_COMPUTE_16F;
         else return usage_error("bad --compute '%s' (32f or 16f)", v);
+    } else if (strcmp(name, "--c-type") == 0) {
+        if (strcasecmp(v, "inputs") == 0) o->c_type = HG_C_AS_INPUTS;
+        else if (strcasecmp(v, "f32") == 0 || strcasecmp(v, "fp32") == 0) o->c_type = HG_C_F32;
+        else return usage_error("bad --c-type '%s' (inputs or f32)", v);
     } else if (strcmp(name, "--act") == 0) {
         if (strcasecmp(v, "none") == 0) o->act = HG_ACT_NONE;
         else if (strcasecmp(v, "relu") == 0) o->act = HG_ACT_RELU;
@@ -315,6 +332,7 @@ int parse_args(int argc, char **argv, options *o)
     o->m = o->n = o->k = 8192;
     o->batch = 1;
     o->compute = HG_COMPUTE_32F;
+    o->c_type = HG_C_AS_INPUTS;
     set_layout(o, "TN");
     o->dtype = HG_F16;
     o->alpha = 1.0f;

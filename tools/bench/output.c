@@ -82,6 +82,7 @@ static int row_fields(const report *rep, const result *r, field *f)
     fset(&f[n++], "epilogue", false, "%s", epilogue_name(o));
     fset(&f[n++], "batch", true, "%lld", (long long)o->batch);
     fset(&f[n++], "compute", false, "%s", o->compute == HG_COMPUTE_16F ? "16f" : "32f");
+    fset(&f[n++], "c_type", false, "%s", c_type_name(o->c_type));
     fset(&f[n++], "note", false, "%s", r->note);
     return n;
 }
@@ -203,10 +204,11 @@ void print_header(const report *rep)
     size_t na, nb, nc;
     shape_sizes(o, &na, &nb, &nc, &lda, &ldb, &ldc);
     if (o->batch > 1) printf("batch:   %lld products, packed one after another\n", (long long)o->batch);
-    printf("problem: %lld x %lld x %lld, %s, %s (opA=%c, opB=%c), lda %lld, ldb %lld, ldc %lld, alpha %g, beta %g\n",
-           (long long)o->m, (long long)o->n, (long long)o->k, dtype_name(o->dtype), o->layout,
-           o->opA == HG_OP_N ? 'N' : 'T', o->opB == HG_OP_N ? 'N' : 'T', (long long)lda, (long long)ldb,
-           (long long)ldc, (double)o->alpha, (double)o->beta);
+    printf("problem: %lld x %lld x %lld, %s%s, %s (opA=%c, opB=%c), lda %lld, ldb %lld, ldc %lld, alpha %g, beta %g\n",
+           (long long)o->m, (long long)o->n, (long long)o->k, dtype_name(o->dtype),
+           o->c_type == HG_C_F32 ? " (C fp32)" : "", o->layout, o->opA == HG_OP_N ? 'N' : 'T',
+           o->opB == HG_OP_N ? 'N' : 'T', (long long)lda, (long long)ldb, (long long)ldc, (double)o->alpha,
+           (double)o->beta);
     printf("method:  cooldown %g s, %d warm-up, median of %d event-timed launches, host us per call over %d "
            "queued launches",
            o->cooldown, o->warmup, o->repeat, HOST_CALLS);
@@ -215,10 +217,16 @@ void print_header(const report *rep)
     if (o->compute == HG_COMPUTE_16F)
         printf("compute: 16f: hopgemm's _f16acc kernels and cuBLAS accumulate in fp16 (CUBLAS_COMPUTE_16F); the other "
                "hopgemm kernels in fp32, for the error beside; the bound: 4 sigma of k/16 fp16 roundings\n");
+    const hg__problem p = options_problem(o);
     printf("check:   err = |x - ref| / (1 + |ref|) on %s entries vs float64; bound rtol |ref| + 2^-18 sum|terms|, "
-           "rtol 2^%d (the tests' rule)%s\n",
-           o->check_full ? "16384" : "1024", o->dtype == HG_BF16 ? -7 : -10,
-           o->check_full ? "; all entries vs cuBLAS within 2 (atol + rtol |y|), atol rtol (1 + |alpha| sqrt k)" : "");
+           "rtol 2^%d (the tests' rule)",
+           o->check_full ? "16384" : "1024", (int)lrint(log2(hg__check_rtol_c(&p))));
+    if (o->check_full && !cublas_refuses(o)) /* check_atol's rule */
+        printf("; all entries vs cuBLAS within 2 (atol + rtol |y|), atol %s",
+               o->compute == HG_COMPUTE_16F ? "rtol + 8 sigma of k/16 fp16 roundings"
+               : o->c_type == HG_C_F32    ? "rtol + 2^-18 |alpha| k / 4 (GELU: + 2^-11 (1 + |alpha| sqrt k))"
+                                          : "rtol (1 + |alpha| sqrt k)");
+    printf("\n");
 }
 
 

@@ -35,17 +35,18 @@ int plan_kernels(const options *o)
     const uintptr_t base = (uintptr_t)1 << 32, apart = (uintptr_t)1 << 44;
     const void *A = (const void *)base, *B = (const void *)(base + apart);
     void *C = (void *)(base + 2 * apart);
-    hg__problem p = hg__problem_make(o->opA, o->opB, o->m, o->n, o->k, 1.0f, A, lda, B, ldb, o->beta, C, ldc, o->dtype);
+    hg__problem p = options_problem(o);
+    p.alpha = 1.0f;
+    p.A = A, p.B = B, p.C = C;
     const void *bias = (const void *)(base + 3 * apart);
-    p.bias = o->bias ? bias : NULL, p.act = o->act;
+    p.bias = o->bias ? bias : NULL;
     p.batch = o->batch;
-    p.compute = o->compute;
     batch_strides(o, &p.stride_a, &p.stride_b, &p.stride_c);
 
-    printf("plan: %s%lld x %lld x %lld, %s, %s, lda %lld, ldb %lld, ldc %lld, beta %g, on %s\n",
+    printf("plan: %s%lld x %lld x %lld, %s%s, %s, lda %lld, ldb %lld, ldc %lld, beta %g, on %s\n",
            o->batch > 1 ? "a batch of " : "", (long long)o->m, (long long)o->n, (long long)o->k,
-           o->dtype == HG_BF16 ? "bf16" : "f16", o->layout, (long long)lda, (long long)ldb, (long long)ldc, o->beta,
-           where);
+           dtype_name(o->dtype), o->c_type == HG_C_F32 ? " (C fp32)" : "", o->layout, (long long)lda, (long long)ldb,
+           (long long)ldc, o->beta, where);
     hg_kernel chosen = HG_KERNEL_AUTO;
     const hg_matmul_desc desc = call_desc(o, A, lda, B, ldb, C, ldc, bias);
     hg_status st = hg_matmul_plan(h, &desc, &chosen);
@@ -63,6 +64,8 @@ int plan_kernels(const options *o)
         int repacked;
         const double est = hg__route_estimate(e, &p, copies ? &r : NULL, &d, &repacked, &why);
         if (hg__has_epilogue(&p) && !e->fuses_epilogue) printf("%-30s %8s  cannot serve: no fused epilogue\n", e->name, "-");
+        else if (p.c_type == HG_C_F32 && !e->writes_f32)
+            printf("%-30s %8s  cannot serve: writes C in the inputs' type only\n", e->name, "-");
         else if (est < 0) printf("%-30s %8s  cannot serve: %s\n", e->name, "-", why);
         else
             printf("%-30s %8.3f  %s%s\n", e->name, est, e->id == chosen ? "<- auto" : "",
