@@ -289,11 +289,11 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
  * The output type: `c_type` (hg_c_type above); HG_C_F32 writes fp32 C
  * (cuBLASLt's Ctype = Dtype = CUDA_R_32F with 16-bit A and B). The family's
  * configurations with the staged epilogue write it (C 16-byte aligned, ldc
- * and stride_c multiples of 4 fp32 elements, for TMA), but the nt one; the
- * _swap ones write it per thread; GENERIC writes any other. The series, the
- * _ct configurations, those of 256-row tiles and the nt one write C in the
- * inputs' type only and return HG_STATUS_NOT_SUPPORTED for it when chosen
- * with hg_set_kernel (AUTO passes them by); hg_matmul_plan names the kernel.
+ * and stride_c multiples of 4 fp32 elements, for TMA); the _swap ones write
+ * it per thread; GENERIC writes any other. The series, the _ct
+ * configurations and those of 256-row tiles write C in the inputs' type only
+ * and return HG_STATUS_NOT_SUPPORTED for it when chosen with hg_set_kernel
+ * (AUTO passes them by); hg_matmul_plan names the kernel.
  * With HG_C_F32, "C's span" and the overlap rules below count fp32
  * elements, and no region of C may share a byte with A, B or the bias.
  * Statuses: those of hg_gemm, and HG_STATUS_INVALID_VALUE also for desc NULL,

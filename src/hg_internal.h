@@ -257,14 +257,8 @@ HG_DECLARE_KERNEL(v6);
 
 /* Whether it writes an fp32 C (HG_C_F32): the rows that fuse hg_matmul's
  * epilogue, staged or swapped (per thread), but not the _ct rows (16-bit
- * per-thread stores only) nor the staged nt row, whose fp32 kernel spilled
- * 4 bytes (ptxas 13.0, both dtypes). GENERIC writes the rest. */
-#define HG_FAM_F32_SPILLS_tn 0
-#define HG_FAM_F32_SPILLS_tt 0
-#define HG_FAM_F32_SPILLS_nn 0
-#define HG_FAM_F32_SPILLS_nt 1
-#define HG_FAM_WRITES_F32(bm, bn, c_thread, swap, layout) \
-    (HG_FAM_FUSES_EPILOGUE(bm, bn) && ((swap) || (!(c_thread) && !HG_FAM_F32_SPILLS_##layout)))
+ * per-thread stores only). GENERIC writes the rest. */
+#define HG_FAM_WRITES_F32(bm, bn, c_thread, swap) (HG_FAM_FUSES_EPILOGUE(bm, bn) && ((swap) || !(c_thread)))
 
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
  * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,

@@ -61,7 +61,7 @@
      HG_FAM_FUSES_EPILOGUE(bm, bn),                                                                                \
      1,                                                                                                            \
      HG_FAM_ACC16_##acc,                                                                                           \
-     HG_FAM_WRITES_F32(bm, bn, c_thread, swap, layout)},
+     HG_FAM_WRITES_F32(bm, bn, c_thread, swap)},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"

@@ -184,10 +184,8 @@ struct hg_fam_cfg {
     static constexpr int C_PREFETCH_BLOCKS = 2 * STAGES;
     /* Whether it has a kernel that writes an fp32 C (hg_matmul's HG_C_F32;
      * hg_internal.h's HG_FAM_WRITES_F32 says the same to dispatch): the
-     * staged rows but the nt layout's (both operands MN-major), which
-     * spilled, and the swapped rows (per thread); not the _ct rows. */
-    static constexpr bool WRITES_F32 =
-        FUSES_EPILOGUE && (!C_THREAD || SWAP_AB) && !(!C_THREAD && CALL_A_MN && CALL_B_MN);
+     * staged rows and the swapped rows (per thread); not the _ct rows. */
+    static constexpr bool WRITES_F32 = FUSES_EPILOGUE && (!C_THREAD || SWAP_AB);
 
     /* ---- shared memory: the map ---- */
     static constexpr int OFF_EPI = STAGES * STAGE_BYTES;

@@ -162,7 +162,7 @@ template <class Cfg, int DT> struct hg_fam_host {
         hg__cfg_##name;                                                                                        \
     static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn, HG_FAM_ACC16_##acc) == hg__cfg_##name::SK_WORKER_BYTES, \
                   "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");                  \
-    static_assert(HG_FAM_WRITES_F32(bm, bn, c_thread, swap, layout) == hg__cfg_##name::WRITES_F32,                            \
+    static_assert(HG_FAM_WRITES_F32(bm, bn, c_thread, swap) == hg__cfg_##name::WRITES_F32,                            \
                   "hg_internal.h's HG_FAM_WRITES_F32 must match the kernel's");
 #include "configs.def"
 #undef HG_FAMILY_CONFIG

@@ -85,6 +85,29 @@ template <class Cfg> static __device__ __forceinline__ hg_fam_cta<Cfg> hg_fam_ct
     return c;
 }
 
+/* The producer's L2 prefetch of a tile's old C (beta != 0), box by box of
+ * the C map. Rolled for an fp32 C: unrolled, its 16 boxes spilled the
+ * 40-register producer of the nt row (ptxas 13.0); a 16-bit C's 8 stay
+ * unrolled, as measured. */
+template <class Cfg, class CT>
+static __device__ __forceinline__ void hg_fam_warm_c(const CUtensorMap *map_c, int64_t m0, int64_t n0, int32_t batch)
+{
+    if constexpr (!Cfg::C_THREAD) { /* a C written per thread has no map */
+        constexpr int COL_BOXES = hg_fam_cgeo<Cfg, CT>::COL_CHUNKS, BOXES = Cfg::BM / Cfg::EPI_ROWS * COL_BOXES;
+        const auto box = [&](int i) {
+            hg_tma_prefetch_l2_3d(map_c, hg_fam_coord(n0 + i % COL_BOXES * hg_fam_cgeo<Cfg, CT>::COLS),
+                                  hg_fam_coord(m0 + i / COL_BOXES * Cfg::EPI_ROWS), batch);
+        };
+        if constexpr (hg_c_is_f32<CT>) {
+#pragma unroll 1
+            for (int i = 0; i < BOXES; i++) box(i);
+        } else {
+#pragma unroll
+            for (int i = 0; i < BOXES; i++) box(i);
+        }
+    }
+}
+
 /* EPI: compiled with hg_matmul's bias and activation (a call without them
  * runs the kernel that carries none of their code). CT: C's element,
  * uint16_t (the inputs' dtype) or float (HG_C_F32: the EPI kernel of the
@@ -231,12 +254,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                                               hg_pipe_producer_barrier(cta.pipe, cur), &map_a, &map_b, kt, offset_m,
                                               offset_n, *batch, cta.rank);
                     hg_pipe_advance(cta.pipe, &cur);
-                    if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n) {
-                        for (int r = 0; r < Cfg::BM; r += Cfg::EPI_ROWS)
-                            for (int c = 0; c < Cfg::BN; c += hg_fam_cgeo<Cfg, CT>::COLS)
-                                hg_tma_prefetch_l2_3d(&map_c, hg_fam_coord(offset_n + c), hg_fam_coord(offset_m + r),
-                                                      *batch);
-                    }
+                    if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n)
+                        hg_fam_warm_c<Cfg, CT>(&map_c, offset_m, offset_n, *batch);
                 }
             }
             /* producer_tail: wait for the release of every stage's last
