@@ -29,8 +29,12 @@ HG_PREFIXES = ("sm90_", "v", "generic")
 
 
 def product_key(r):
+    """A product and what the call asks of a kernel beyond it (an epilogue, the
+    accumulation, C's type: not every kernel serves each), so rows of different
+    calls are never compared; CSVs older than a column read as its default."""
     return (int(r["m"]), int(r["n"]), int(r["k"]), r["layout"], r["dtype"], float(r.get("beta") or 0),
-            r.get("lda"), r.get("ldb"), r.get("ldc"), int(r.get("batch") or 1))
+            r.get("lda"), r.get("ldb"), r.get("ldc"), int(r.get("batch") or 1), r.get("epilogue") or "none",
+            r.get("compute") or "32f", r.get("c_type") or "inputs")
 
 
 def load(paths):
@@ -57,12 +61,18 @@ def load(paths):
 def replan(bench, key):
     """The kernel the tool's model picks for the product now (its --plan line
     marked '<- auto'), or None."""
-    m, n, k, layout, dtype, beta, lda, ldb, ldc, batch = key
+    m, n, k, layout, dtype, beta, lda, ldb, ldc, batch, epilogue, compute, c_type = key
     cmd = [bench, "--plan", "-m", str(m), "-n", str(n), "-k", str(k), "--layout", layout, "--dtype", dtype,
-           "--beta", f"{beta:g}", "--batch", str(batch)]
+           "--beta", f"{beta:g}", "--batch", str(batch), "--compute", compute, "--c-type", c_type]
     for flag, v in (("--lda", lda), ("--ldb", ldb), ("--ldc", ldc)):
         if v:
             cmd += [flag, v]
+    parts = epilogue.split("+")
+    if "bias" in parts:
+        cmd += ["--bias"]
+    for act in ("relu", "gelu"):
+        if act in parts:
+            cmd += ["--act", act]
     out = subprocess.run(cmd, capture_output=True, text=True).stdout
     for line in out.splitlines():
         if line.rstrip().endswith("<- auto"):
@@ -72,9 +82,10 @@ def replan(bench, key):
 
 def label(key):
     m, n, k, layout, dtype, beta = key[:6]
-    batch = key[9]
-    return (f"{batch} x ({m}x{n}x{k})" if batch > 1 else f"{m}x{n}x{k}") + f" {layout} {dtype}" + (
-        f" b={beta:g}" if beta else "")
+    batch, epilogue, compute, c_type = key[9:]
+    return ((f"{batch} x ({m}x{n}x{k})" if batch > 1 else f"{m}x{n}x{k}") + f" {layout} {dtype}" +
+            (f" b={beta:g}" if beta else "") + (f" {epilogue}" if epilogue != "none" else "") +
+            (f" {compute}" if compute != "32f" else "") + (" c=f32" if c_type == "f32" else ""))
 
 
 def main():
@@ -85,7 +96,7 @@ def main():
     args = ap.parse_args()
     prods = load(args.csv)
     checked = bad = unmeasured = 0
-    for key in sorted(prods, key=lambda k: k[:6] + (k[9],)):
+    for key in sorted(prods, key=lambda k: k[:6] + k[9:]):
         p = prods[key]
         others = {k: v for k, v in p.items() if k != "auto"}
         if not others or ("auto" not in p and not args.replan):
