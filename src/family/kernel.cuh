@@ -86,24 +86,29 @@ template <class Cfg> static __device__ __forceinline__ hg_fam_cta<Cfg> hg_fam_ct
 }
 
 /* The producer's L2 prefetch of a tile's old C (beta != 0), box by box of
- * the C map. Rolled for an fp32 C: unrolled, its 16 boxes spilled the
- * 40-register producer of the nt row (ptxas 13.0); a 16-bit C's 8 stay
- * unrolled, as measured. */
+ * the C map: unrolled up to WARM_C_UNROLLED boxes (a 16-bit C's 128 x 256
+ * tile, as measured), rolled past it: an fp32 C's 16 boxes, unrolled,
+ * spilled the 40-register producer of the nt row (ptxas 13.0). */
+static constexpr int HG_FAM_WARM_C_UNROLLED = 8;
 template <class Cfg, class CT>
-static __device__ __forceinline__ void hg_fam_warm_c(const CUtensorMap *map_c, int64_t m0, int64_t n0, int32_t batch)
+static __device__ __forceinline__ void hg_fam_warm_c(const CUtensorMap *map_c, int64_t m0, int64_t n0,
+                                                     volatile int32_t *batch)
 {
+    /* The product (batch) is read from shared memory per box, as the
+     * producer reads it per stage: held in a register across the boxes, it
+     * spilled the profiling build's producer. */
     if constexpr (!Cfg::C_THREAD) { /* a C written per thread has no map */
-        constexpr int COL_BOXES = hg_fam_cgeo<Cfg, CT>::COL_CHUNKS, BOXES = Cfg::BM / Cfg::EPI_ROWS * COL_BOXES;
-        const auto box = [&](int i) {
-            hg_tma_prefetch_l2_3d(map_c, hg_fam_coord(n0 + i % COL_BOXES * hg_fam_cgeo<Cfg, CT>::COLS),
-                                  hg_fam_coord(m0 + i / COL_BOXES * Cfg::EPI_ROWS), batch);
-        };
-        if constexpr (hg_c_is_f32<CT>) {
+        constexpr int COLS = hg_fam_cgeo<Cfg, CT>::COLS;
+        if constexpr (Cfg::BM / Cfg::EPI_ROWS * (Cfg::BN / COLS) > HG_FAM_WARM_C_UNROLLED) {
 #pragma unroll 1
-            for (int i = 0; i < BOXES; i++) box(i);
+            for (int r = 0; r < Cfg::BM; r += Cfg::EPI_ROWS)
+#pragma unroll 1
+                for (int c = 0; c < Cfg::BN; c += COLS)
+                    hg_tma_prefetch_l2_3d(map_c, hg_fam_coord(n0 + c), hg_fam_coord(m0 + r), *batch);
         } else {
-#pragma unroll
-            for (int i = 0; i < BOXES; i++) box(i);
+            for (int r = 0; r < Cfg::BM; r += Cfg::EPI_ROWS)
+                for (int c = 0; c < Cfg::BN; c += COLS)
+                    hg_tma_prefetch_l2_3d(map_c, hg_fam_coord(n0 + c), hg_fam_coord(m0 + r), *batch);
         }
     }
 }
@@ -255,7 +260,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                                               offset_n, *batch, cta.rank);
                     hg_pipe_advance(cta.pipe, &cur);
                     if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n)
-                        hg_fam_warm_c<Cfg, CT>(&map_c, offset_m, offset_n, *batch);
+                        hg_fam_warm_c<Cfg, CT>(&map_c, offset_m, offset_n, batch);
                 }
             }
             /* producer_tail: wait for the release of every stage's last
