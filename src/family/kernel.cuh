@@ -46,15 +46,16 @@ template <class Cfg> static __device__ __forceinline__ hg_pipeline hg_fam_pipeli
  * tile's C per thread (its 64-bit addresses), has no register to spare for
  * the counters (it spills): it gets no rows, so its counts are dead code and
  * its profiling build is the shipped kernel. A swapped row's accumulator is
- * small enough (BN / 2 floats): it gets rows. Each translation unit that
+ * small enough (BN / 2 floats): it gets rows. A kernel writing an fp32 C
+ * gets none either (the 128 x 256 bf16 ones spilled 4 bytes with them). Each translation unit that
  * instantiates kernels has its own rows (static); family_f16.cu reads its. */
 #ifdef HG_V6_PROFILE
 static __device__ uint32_t hg__fam_prof[HG_V6_PROF_CTAS * HG_V6_PROF_FIELDS];
 #endif
-template <class Cfg> static __device__ __forceinline__ uint32_t *hg_fam_prof_rows(void)
+template <class Cfg, class CT> static __device__ __forceinline__ uint32_t *hg_fam_prof_rows(void)
 {
 #ifdef HG_V6_PROFILE
-    if constexpr (Cfg::M_ATOMS == 1 && (!Cfg::C_THREAD || Cfg::SWAP_AB)) return hg__fam_prof;
+    if constexpr (Cfg::M_ATOMS == 1 && (!Cfg::C_THREAD || Cfg::SWAP_AB) && !hg_c_is_f32<CT>) return hg__fam_prof;
 #endif
     return nullptr;
 }
@@ -160,7 +161,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         out.init(cta.smem, wg);
         typename Cfg::acc_t acc[Cfg::ACC_REGS];
         hg_pipe_cursor cur = hg_pipe_consumer_start();
-        hg_prof_consumer pr = hg_prof_consumer::start(hg_fam_prof_rows<Cfg>(), wg, ctid);
+        hg_prof_consumer pr = hg_prof_consumer::start(hg_fam_prof_rows<Cfg, CT>(), wg, ctid);
 
         hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
         hg_sk_piece pc;
@@ -223,7 +224,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             }
             pr.epi += hg_prof_clock() - t_drained;
         }
-        pr.finish(hg_fam_prof_rows<Cfg>(), wg, ctid);
+        pr.finish(hg_fam_prof_rows<Cfg, CT>(), wg, ctid);
         out.finish(ctid);
     } else {
         /* ---- producer ---- */
@@ -270,8 +271,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 hg_pipe_producer_acquire(cta.pipe, cur);
                 hg_pipe_advance(cta.pipe, &cur);
             }
-            hg_prof_put(hg_fam_prof_rows<Cfg>(), HG_V6_PROF_PTOTAL, hg_prof_clock() - t_start);
-            hg_prof_put(hg_fam_prof_rows<Cfg>(), HG_V6_PROF_EMPTY, t_empty);
+            hg_prof_put(hg_fam_prof_rows<Cfg, CT>(), HG_V6_PROF_PTOTAL, hg_prof_clock() - t_start);
+            hg_prof_put(hg_fam_prof_rows<Cfg, CT>(), HG_V6_PROF_EMPTY, t_empty);
         }
         __syncwarp();
     }
