@@ -144,7 +144,7 @@ typedef struct {
      * that ask for HG_COMPUTE_16F. */
     int acc16;
     /* Whether it writes an fp32 C (hg_matmul's HG_C_F32): the family's staged
-     * rows (HG_FAM_WRITES_F32) and GENERIC. */
+     * and swapped rows (HG_FAM_WRITES_F32) and GENERIC. */
     int writes_f32;
 } hg__kernel_entry;
 
@@ -259,6 +259,9 @@ HG_DECLARE_KERNEL(v6);
  * epilogue, staged or swapped (per thread), but not the _ct rows (16-bit
  * per-thread stores only). GENERIC writes the rest. */
 #define HG_FAM_WRITES_F32(bm, bn, c_thread, swap) (HG_FAM_FUSES_EPILOGUE(bm, bn) && ((swap) || !(c_thread)))
+/* The refusal of a kernel that does not, for dispatch (hopgemm.c's lacks)
+ * and the family's own can_serve alike. */
+#define HG_WHY_NOT_F32 "writes C in the inputs' type only, not fp32 (c_type HG_C_F32)."
 
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
  * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,

@@ -261,7 +261,7 @@ static const char *lacks(const hg__kernel_entry *k, const hg__problem *p)
     if (p->batch > 1 && !k->batched) return "does not run a batch (batch_count > 1).";
     if (k->acc16 && p->compute != HG_COMPUTE_16F)
         return "accumulates in fp16, and the call asks for fp32 (HG_COMPUTE_32F; hg_gemm always does).";
-    if (p->c_type == HG_C_F32 && !k->writes_f32) return "writes C in the inputs' type only, not fp32 (c_type HG_C_F32).";
+    if (p->c_type == HG_C_F32 && !k->writes_f32) return HG_WHY_NOT_F32;
     return NULL;
 }
 

@@ -1246,10 +1246,10 @@ static void test_matmul_desc(void)
 }
 
 /* c_type: off the enum, C off 4 bytes, overlap counted in fp32 elements,
- * a size short of it (the inputs' type); the series, the _ct and _swap rows
- * refuse HG_C_F32, the staged rows and GENERIC take it (TMA: ldc a multiple
- * of 4 fp32 elements), and AUTO plans a kernel that writes fp32 over a
- * spread of shapes, aligned and not. */
+ * a size short of it (the inputs' type); the series and the _ct rows refuse
+ * HG_C_F32, the staged and swapped rows and GENERIC take it (TMA: ldc a
+ * multiple of 4 fp32 elements), and AUTO plans a kernel that writes fp32
+ * over a spread of shapes, aligned and not. */
 static void test_matmul_c_f32(void)
 {
     hg_handle h = fake_handle(9, 0);

@@ -64,7 +64,7 @@ template <class Cfg, int DT> struct hg_fam_host {
                                         : hg__tma_layout_can_serve(p, d, Cfg::OP_A, Cfg::OP_B);
         if (why) return why;
         if (Cfg::ACC16 && p->dtype != HG_F16) return "accumulates in fp16, which takes fp16 inputs only.";
-        if (!Cfg::WRITES_F32 && p->c_type == HG_C_F32) return "writes C in the inputs' type only, not fp32 (c_type HG_C_F32).";
+        if (!Cfg::WRITES_F32 && p->c_type == HG_C_F32) return HG_WHY_NOT_F32;
         if (!Cfg::BATCHES && p->batch > 1)
             return "runs one product per call (its consumers have no register to hold the product of a batch; config.cuh).";
         if ((why = hg__tma_batch_can_serve(p, !Cfg::C_THREAD)) != NULL) return why;
