@@ -176,7 +176,12 @@ struct hg_fam_cfg {
     /* ---- shared memory: the epilogue's staging (its columns: hg_fam_cgeo) ---- */
     static constexpr int EPI_ROWS = MMA_M;                        /* a chunk: one atom's rows ... */
     static constexpr int EPI_CHUNK_BYTES = EPI_ROWS * SWIZZLE_BYTES; /* ... by one swizzle span of columns */
-    static constexpr int EPI_SLOTS = 2;                           /* per consumer: fill one while one stores */
+    /* Each warp of a consumer stores its own rows of a chunk (the store
+     * map's box): the accumulator fragment gives a warp 16 of an atom's rows. */
+    static constexpr int EPI_WARP_ROWS = MMA_M / (WG_THREADS / WARP_THREADS);
+    static constexpr int EPI_BOX_BYTES = EPI_WARP_ROWS * SWIZZLE_BYTES;
+    /* A consumer's result in chunks of 16-bit C (an fp32 C: hg_fam_cgeo). */
+    static constexpr int EPI_TILE_CHUNKS = M_ATOMS * (BN * ELEM_BYTES / SWIZZLE_BYTES);
     static constexpr int SWIZZLE_UNIT_BYTES = 16;                 /* the swizzle permutes 16-byte units ... */
     static constexpr int SWIZZLE_ROWS = SWIZZLE_ATOM_BYTES / ROW_BYTES; /* ... by row mod 8 */
     /* With beta != 0 the producer pulls the tile's C into L2 this many k
@@ -186,6 +191,28 @@ struct hg_fam_cfg {
      * hg_internal.h's HG_FAM_WRITES_F32 says the same to dispatch): the
      * staged rows and the swapped rows (per thread); not the _ct rows. */
     static constexpr bool WRITES_F32 = FUSES_EPILOGUE && (!C_THREAD || SWAP_AB);
+
+    /* hg_matmul's bias of the tile's columns, one copy per consumer (the
+     * staged epilogue reads it from here, not from global memory). */
+    static constexpr int BIAS_BYTES = C_THREAD || !FUSES_EPILOGUE ? 0 : CONSUMERS * BN * ELEM_BYTES;
+    /* Staging slots per consumer: two (fill one while the other stores),
+     * or, where shared memory has room beside the ring and the consumer's
+     * result is at least EPI_SLOTS_MAX chunks, that many. Then a consumer stages its
+     * whole result without waiting for a store to read a slot, and the
+     * stores drain under the next tile's mainloop (short k, where writing C
+     * takes as long as the math); with beta != 0 every chunk's old C loads
+     * before the mainloop (epilogue.cuh). */
+    static constexpr int SMEM_LIMIT = 232448; /* sm_90's opt-in maximum */
+    static constexpr int EPI_SLOTS_MIN = 2;
+    static constexpr int EPI_SLOTS_MAX = 4;
+    static constexpr int BARRIER_BYTES = 8;
+    static constexpr int SMEM_BESIDE_EPI = STAGES * STAGE_BYTES + (2 * STAGES + (PINGPONG ? CONSUMERS : 0)) * BARRIER_BYTES +
+                                           CONSUMERS * 4 + 4 + BIAS_BYTES + SWIZZLE_ATOM_BYTES;
+    static constexpr int EPI_SLOTS_DEEP = EPI_SLOTS_MAX; /* a power of two: seq % EPI_SLOTS stays a mask (three spilled the 128 x 192 row) */
+    static constexpr bool EPI_DEEP_FITS =
+        SMEM_BESIDE_EPI + EPI_SLOTS_DEEP * CONSUMERS * (EPI_CHUNK_BYTES + BARRIER_BYTES) <= SMEM_LIMIT;
+    static constexpr int EPI_SLOTS =
+        !C_THREAD && EPI_TILE_CHUNKS >= EPI_SLOTS_DEEP && EPI_DEEP_FITS ? EPI_SLOTS_DEEP : EPI_SLOTS_MIN;
 
     /* ---- shared memory: the map ---- */
     static constexpr int OFF_EPI = STAGES * STAGE_BYTES;
@@ -198,17 +225,13 @@ struct hg_fam_cfg {
     static constexpr int OFF_BARRIERS = OFF_EPI + EPI_BYTES;
     static constexpr int TURN_BARRIERS = PINGPONG ? CONSUMERS : 0;     /* ping-pong: whose mainloop is next */
     static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS + TURN_BARRIERS; /* full, empty, C loads, turns */
-    static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * 8;       /* stream-K: one u32 per consumer */
-    /* hg_matmul's bias of the tile's columns, one copy per consumer (the
-     * staged epilogue reads it from here, not from global memory). */
-    static constexpr int BIAS_BYTES = C_THREAD || !FUSES_EPILOGUE ? 0 : CONSUMERS * BN * ELEM_BYTES;
+    static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * BARRIER_BYTES;       /* stream-K: one u32 per consumer */
     /* The producer's tile's product in a batch: it reads it per stage from
      * here, since its 40 registers hold no more (the NT rows spilled). */
     static constexpr int OFF_PRODUCER_BATCH = OFF_FLAGS + CONSUMERS * 4;
     static constexpr int OFF_BIAS = OFF_PRODUCER_BATCH + 4;
     static constexpr int SMEM_USED = OFF_BIAS + BIAS_BYTES;
     static constexpr int SMEM_BYTES = SMEM_USED + SWIZZLE_ATOM_BYTES;   /* slack to align the base */
-    static constexpr int SMEM_LIMIT = 232448;                           /* sm_90's opt-in maximum */
 
     /* ---- pipeline arrivals ---- */
     static constexpr int FULL_ARRIVALS = 1;                  /* the producer's arrive.expect_tx */
@@ -243,9 +266,11 @@ struct hg_fam_cfg {
     static_assert(CLUSTER == 1 || CLUSTER == 2, "a cluster of 1 or 2 CTAs");
     static_assert(A_BOX_ROWS <= 256 && B_BOX_ROWS <= 256, "a TMA box is at most 256 rows");
     static_assert(A_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 && B_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 &&
-                      STAGE_BYTES % SWIZZLE_ATOM_BYTES == 0 && EPI_CHUNK_BYTES % SWIZZLE_ATOM_BYTES == 0,
+                      STAGE_BYTES % SWIZZLE_ATOM_BYTES == 0 && EPI_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0,
                   "every swizzled box starts 1024-byte aligned");
     static_assert(SMEM_BYTES <= SMEM_LIMIT, "the configuration does not fit in shared memory");
+    static_assert(EPI_SLOTS == EPI_SLOTS_MIN || SMEM_BYTES == SMEM_BESIDE_EPI + EPI_SLOTS * CONSUMERS * (EPI_CHUNK_BYTES + BARRIER_BYTES),
+                  "SMEM_BESIDE_EPI counts what the map puts beside the staging");
     static_assert(CONSUMERS * WG_THREADS * REGS_CONSUMER + WG_THREADS * REGS_PRODUCER <= THREADS * REGS_AT_ENTRY,
                   "the consumers' registers are not covered by the producer's");
     static_assert(ACC_REGS <= 160, "the accumulator must fit in the consumers' registers without spilling");
@@ -261,6 +286,9 @@ template <class Cfg, class CT> struct hg_fam_cgeo {
     static constexpr int ACC_PER_CHUNK = COLS / 2;                 /* fragment elements covering them */
     static constexpr int REGS_PER_CHUNK = ACC_PER_CHUNK / Cfg::ACC_PER_REG;
     static constexpr int TMA_ALIGN_ELEMS = 16 / BYTES;             /* TMA's 16-byte rule in elements */
+    static constexpr int TILE_CHUNKS = Cfg::M_ATOMS * COL_CHUNKS;   /* a consumer's result */
+    /* Every chunk of a consumer's result has its own slot. */
+    static constexpr bool WHOLE = Cfg::EPI_SLOTS >= TILE_CHUNKS;
     static_assert(Cfg::C_THREAD || (Cfg::BN % COLS == 0 && Cfg::EPI_ROWS * COLS * BYTES == Cfg::EPI_CHUNK_BYTES),
                   "whole chunks of one swizzle span (the staged epilogue)");
 };

@@ -4,28 +4,35 @@
  * 128-byte span: 64 x 64 of 16-bit C, 64 x 32 of fp32 C, hg_fam_cgeo); bias
  * and act only in the EPI kernel (hg_matmul), an fp32 C too:
  *
- *   1. thread 0 waits until the bulk store that last used the chunk's slot
- *      has read it (wait_group.read EPI_SLOTS - 1: the other slot's store may
- *      still run); bar.sync.
- *   2. beta != 0 only: the chunk's old C comes into the slot by TMA: the
- *      first chunk's load is issued before the tile's mainloop (load_first),
- *      each next chunk's while the one before it is staged, all from L2 (the
- *      producer warmed the tile's C during the mainloop); all wait on the
- *      slot's barrier. With beta == 0, C is never read.
+ * Each warp of the consumer writes its own 16 rows of a chunk (the
+ * accumulator fragment's), one TMA store of them (the box of C's second
+ * map), so with beta == 0 no warp waits for another:
+ *
+ *   1. the warp's lane 0 waits until its bulk store that last used the
+ *      slot has read it (wait_group.read EPI_SLOTS - 1: the stores of the
+ *      other slots may still run); __syncwarp.
+ *   2. beta != 0 only: the chunk's old C comes into the slot by TMA. Where
+ *      every chunk has its own slot (hg_fam_cgeo's WHOLE), all of them load
+ *      before the tile's mainloop (load_first); else the first one does,
+ *      and each next chunk's while the one before it is staged, from L2 (the
+ *      producer warmed the tile's C during the mainloop). A load overwrites
+ *      every warp's rows: a bar.sync after every warp's wait comes first. All
+ *      wait on the slot's barrier. With beta == 0, C is never read.
  *   3. all: each thread writes its fragment pairs into the slot (reading the
  *      old value from the same place first when beta != 0), at the 128-byte
  *      swizzle's address: the 8 rows a warp writes at once fall in 8
  *      different 16-byte units, so the stores are free of bank conflicts.
- *      fence.proxy.async, bar.sync.
- *   4. thread 0: TMA store of the chunk (the C map has the same swizzle),
- *      commit. It runs while the next chunk is staged in the other slot, and
- *      the last ones while the next tile's mainloop runs.
+ *      fence.proxy.async, __syncwarp.
+ *   4. lane 0: TMA store of the warp's rows (the C map has the same
+ *      swizzle), commit. It runs while the next chunk is staged in another
+ *      slot, and the last ones while the next tile's mainloop runs.
  *
  * A chunk wholly outside C is skipped. A TMA store clips at C's edge in
  * 16-byte units, not elements (docs/v6.md), so a chunk that straddles an n
  * that is not a multiple of 8 is staged the same way and then copied out per
- * element, bounds-checked (its old C, when loaded, is right inside C; what
- * the load put beyond n is never written).
+ * element by the whole warp group, bounds-checked, between two bar.syncs
+ * (its old C, when loaded, is right inside C; what the load put beyond n is
+ * never written).
  */
 #pragma once
 
@@ -96,9 +103,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         }
     }
 
-    /* Before the tile's first chunk: every thread of the consumer passed
-     * the previous tile's last bar.sync, so no one still reads the copy; the
-     * first chunk's bar.sync makes the stores visible. */
+    /* Before the tile's first chunk, between two bar.syncs (tile_as). */
     __device__ __forceinline__ void stash_bias(int ctid)
     {
         if (ctid < BIAS_PAIRS) bias_smem[ctid] = bias_pair;
@@ -172,12 +177,27 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
      * previous tile's stores must have read the slot (thread 0 waits; the
      * others meet it at the first wgmma). Returns whether it loaded. */
     __device__ __forceinline__ bool load_first(const CUtensorMap *map_c, const hg_epilogue &epi, int64_t row0,
-                                               int64_t col0, int ctid)
+                                               int64_t col0, int ctid, int bar_id)
     {
         if (epi.beta == 0.0f || row0 >= epi.m || col0 >= epi.n) return false;
+        /* Every warp's stores of the previous tile have read the slots. */
+        if (hg_lane_id() == 0) hg_cp_async_bulk_wait_group_read<0>();
+        hg_bar_sync(bar_id, Cfg::WG_THREADS);
         if (ctid == 0) {
-            hg_cp_async_bulk_wait_group_read<0>();
-            load(map_c, seq % Cfg::EPI_SLOTS, row0, col0);
+            if constexpr (G::WHOLE) {
+                /* Every chunk's own slot: all of them now, in tile_as's
+                 * order (the chunks inside C). */
+                uint32_t s = seq;
+#pragma unroll 1
+                for (int i = 0; i < Cfg::M_ATOMS; i++)
+#pragma unroll 1
+                    for (int q = 0; q < G::COL_CHUNKS; q++) {
+                        const int64_t r0 = row0 + (int64_t)i * Cfg::EPI_ROWS, c0 = col0 + (int64_t)q * G::COLS;
+                        if (r0 < epi.m && c0 < epi.n) load(map_c, s++ % Cfg::EPI_SLOTS, r0, c0);
+                    }
+            } else {
+                load(map_c, seq % Cfg::EPI_SLOTS, row0, col0);
+            }
         }
         return true;
     }
@@ -187,46 +207,59 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
      * (at next_row0, next_col0, when has_next) is loaded into the other slot
      * while this one is staged. */
     template <class FIN>
-    __device__ __forceinline__ void chunk(const CUtensorMap *map_c, const typename Cfg::acc_t *frag,
+    __device__ __forceinline__ void chunk(const CUtensorMap *map_c, const CUtensorMap *map_cw,
+                                          const typename Cfg::acc_t *frag,
                                           const hg_epilogue &epi,
                                           int64_t row0, int64_t col0, int bias_off, int ctid, int bar_id,
                                           bool loaded, bool has_next, int64_t next_row0, int64_t next_col0)
     {
-        static_assert(Cfg::EPI_SLOTS == 2, "the C loads look one chunk ahead into the other slot");
+        static_assert(Cfg::EPI_SLOTS >= 2, "the C loads look one chunk ahead into the next slot");
         const uint32_t s = seq % Cfg::EPI_SLOTS;
         uint8_t *slot = slots + s * Cfg::EPI_CHUNK_BYTES;
         const bool with_c = epi.beta != 0.0f;
-        if (ctid == 0) {
-            if (with_c) {
-                /* Both slots' stores have read them: this one's is loaded
-                 * now (if not yet), the other one's right after the sync. */
-                hg_cp_async_bulk_wait_group_read<0>();
-                if (!loaded) load(map_c, s, row0, col0);
-            } else {
-                hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 1>();
+        /* The warp's stores are its lane 0's bulk groups. */
+        const bool lead = hg_lane_id() == 0;
+        if (!with_c) {
+            /* The warp's store EPI_SLOTS chunks back has read its rows of
+             * this slot; no other warp touches them. */
+            if (lead) hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 1>();
+            __syncwarp();
+        } else {
+            if (!loaded || has_next) {
+                /* Every warp's stores that used this slot and the next one
+                 * (EPI_SLOTS and EPI_SLOTS - 1 chunks back) have read them,
+                 * and every thread is past its copy-outs' reads of them:
+                 * then this chunk's old C loads (if not yet) and the next
+                 * one's. */
+                if (lead) hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 2>();
+                hg_bar_sync(bar_id, Cfg::WG_THREADS);
+                if (ctid == 0) {
+                    if (!loaded) load(map_c, s, row0, col0);
+                    if (has_next) load(map_c, (s + 1) % Cfg::EPI_SLOTS, next_row0, next_col0);
+                }
             }
-        }
-        /* After it every thread is past the previous chunk, its copy-out's
-         * reads of the other slot included. */
-        hg_bar_sync(bar_id, Cfg::WG_THREADS);
-        if (with_c) {
-            if (has_next && ctid == 0) load(map_c, s ^ 1u, next_row0, next_col0);
             hg_mbarrier_wait(&cbar[s], (phases >> s) & 1u);
             phases ^= 1u << s;
         }
-        /* The chunk's bias: stash_bias's stores are visible past the
-         * bar.sync above. */
+        /* The chunk's bias, from the consumer's copy (tile_as). */
         const int quad_col = 2 * (ctid % Cfg::WARP_THREADS % QUAD);
         stage<FIN>(slot, frag, epi, bias_smem + (bias_off + quad_col) / 2, ctid);
         hg_fence_proxy_async_shared_cta();
-        hg_bar_sync(bar_id, Cfg::WG_THREADS);
+        __syncwarp();
         if (col0 + G::COLS > epi.n && epi.n % G::TMA_ALIGN_ELEMS != 0) {
+            /* The whole warp group copies the chunk out (the rare edge of
+             * an n that is not a multiple of 8): after every warp staged it,
+             * and before any warp stages into the slot again. An empty bulk
+             * group keeps "group i used slot i % EPI_SLOTS" true for the
+             * waits above. */
+            hg_bar_sync(bar_id, Cfg::WG_THREADS);
             copy_out(slot, epi, row0, col0, ctid);
-            /* An empty bulk group keeps "group i used slot i % EPI_SLOTS"
-             * true for step 1's wait. */
-            if (ctid == 0) hg_cp_async_bulk_commit_group();
-        } else if (ctid == 0) {
-            hg_tma_store_3d(map_c, slot, (int32_t)col0, (int32_t)row0, batch);
+            hg_bar_sync(bar_id, Cfg::WG_THREADS);
+            if (lead) hg_cp_async_bulk_commit_group();
+        } else if (lead) {
+            const int warp = hg_fam_warp();
+            hg_tma_store_3d(map_cw, slot + warp * Cfg::EPI_BOX_BYTES, (int32_t)col0,
+                            (int32_t)(row0 + warp * Cfg::EPI_WARP_ROWS), batch);
             hg_cp_async_bulk_commit_group();
         }
         seq++;
@@ -236,23 +269,33 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
      * [col0, col0 + BN); first_loaded: load_first loaded the first chunk.
      * Chunks go row of atoms by row, those inside C only. Every branch is
      * uniform over the warp group. */
-    __device__ __forceinline__ void tile(const CUtensorMap *map_c, const typename Cfg::acc_t *acc,
+    __device__ __forceinline__ void tile(const CUtensorMap *map_c, const CUtensorMap *map_cw,
+                                         const typename Cfg::acc_t *acc,
                                          const hg_epilogue &epi,
                                          int64_t row0, int64_t col0, int ctid, int bar_id, bool first_loaded)
     {
         hg_fin_dispatch<EPI>(epi, [&](auto fin) {
-            tile_as<decltype(fin)>(map_c, acc, epi, row0, col0, ctid, bar_id, first_loaded);
+            tile_as<decltype(fin)>(map_c, map_cw, acc, epi, row0, col0, ctid, bar_id, first_loaded);
         });
     }
 
     /* tile() with the bias and activation FIN. */
     template <class FIN>
-    __device__ __forceinline__ void tile_as(const CUtensorMap *map_c, const typename Cfg::acc_t *acc,
+    __device__ __forceinline__ void tile_as(const CUtensorMap *map_c, const CUtensorMap *map_cw,
+                                            const typename Cfg::acc_t *acc,
                                             const hg_epilogue &epi,
                                             int64_t row0, int64_t col0, int ctid, int bar_id, bool first_loaded)
     {
         bool loaded = first_loaded;
-        if constexpr (FIN::bias) stash_bias(ctid);
+        /* load_first loaded every chunk (G::WHOLE): none to look ahead for. */
+        const bool all_loaded = G::WHOLE && first_loaded;
+        if constexpr (FIN::bias) {
+            /* No thread still reads the previous tile's copy; then every
+             * thread sees this one's. */
+            hg_bar_sync(bar_id, Cfg::WG_THREADS);
+            stash_bias(ctid);
+            hg_bar_sync(bar_id, Cfg::WG_THREADS);
+        }
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++) {
 #pragma unroll
@@ -267,17 +310,24 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                     nr0 = r0 + Cfg::EPI_ROWS, nc0 = col0;
                     has_next = i + 1 < Cfg::M_ATOMS && nr0 < epi.m;
                 }
-                chunk<FIN>(map_c, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, r0, c0, q * G::COLS,
+                if (all_loaded) has_next = false;
+                chunk<FIN>(map_c, map_cw, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, r0, c0, q * G::COLS,
                            ctid, bar_id, loaded, has_next, nr0, nc0);
-                loaded = has_next;
+                loaded = has_next || all_loaded;
             }
         }
+    }
+
+    /* The thread's warp in its warp group, read where used. */
+    static __device__ __forceinline__ int hg_fam_warp(void)
+    {
+        return (int)(threadIdx.x / Cfg::WARP_THREADS % (Cfg::WG_THREADS / Cfg::WARP_THREADS));
     }
 
     /* Before the CTA exits: the last stores' writes are done. */
     __device__ __forceinline__ void finish(int ctid)
     {
-        if (ctid == 0) hg_cp_async_bulk_wait_group<0>();
+        if (ctid % Cfg::WARP_THREADS == 0) hg_cp_async_bulk_wait_group<0>();
     }
 };
 

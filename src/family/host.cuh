@@ -16,8 +16,8 @@ template <class Cfg, int DT> struct hg_fam_host {
     /* fp16 accumulators take fp16 inputs: no bf16 kernel of such a row. */
     static constexpr bool BUILT = !Cfg::ACC16 || DT == 0;
 
-    typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap, hg_epilogue, hg_sk_plan,
-                              hg_fam_sched<Cfg>, float *, uint32_t *);
+    typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const CUtensorMap,
+                              hg_epilogue, hg_sk_plan, hg_fam_sched<Cfg>, float *, uint32_t *);
 
     template <bool EPI, class CT = uint16_t> static kernel_fn kernel() { return hg_fam_kernel<Cfg, DT, EPI, CT>; }
 
@@ -88,7 +88,7 @@ template <class Cfg, int DT> struct hg_fam_host {
     static hg_status launch_t(const char *name, const hg__problem *p, const hg__device *d, cudaStream_t stream,
                               hg__err *e)
     {
-        CUtensorMap map_a, map_b, map_c;
+        CUtensorMap map_a, map_b, map_c, map_cw;
         /* The kernel's A and B: the call's, or swapped. */
         const void *ka = Cfg::SWAP_AB ? p->B : p->A, *kb = Cfg::SWAP_AB ? p->A : p->B;
         const int64_t ka_rows = Cfg::SWAP_AB ? p->n : p->m, kb_rows = Cfg::SWAP_AB ? p->m : p->n;
@@ -102,11 +102,17 @@ template <class Cfg, int DT> struct hg_fam_host {
             st = hg_operand_tensor_map(p, kb, kb_rows, kb_ld, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, Cfg::B_MAP_BOX_OUTER,
                                        &map_b, e, HG_FAM_MAP_RANK, kb_stride);
         const bool c_f32 = p->c_type == HG_C_F32; /* can_serve: only where WRITES_F32 */
-        if (Cfg::C_THREAD)
+        /* C's two maps, boxes of one chunk (the old C's loads and L2
+         * prefetch) and of a warp's rows of it (the stores: epilogue.cuh). */
+        const int c_cols = c_f32 ? hg_fam_cgeo<Cfg, float>::COLS : hg_fam_cgeo<Cfg, uint16_t>::COLS;
+        if (Cfg::C_THREAD) {
             memset(&map_c, 0, sizeof map_c); /* never read: C may break TMA's rules */
-        else if (st == HG_STATUS_SUCCESS)
-            st = hg_c_tensor_map(p, c_f32 ? hg_fam_cgeo<Cfg, float>::COLS : hg_fam_cgeo<Cfg, uint16_t>::COLS,
-                                 Cfg::EPI_ROWS, Cfg::SWIZZLE_BYTES, &map_c, e, HG_FAM_MAP_RANK);
+            memset(&map_cw, 0, sizeof map_cw);
+        } else if (st == HG_STATUS_SUCCESS) {
+            st = hg_c_tensor_map(p, c_cols, Cfg::EPI_ROWS, Cfg::SWIZZLE_BYTES, &map_c, e, HG_FAM_MAP_RANK);
+            if (st == HG_STATUS_SUCCESS)
+                st = hg_c_tensor_map(p, c_cols, Cfg::EPI_WARP_ROWS, Cfg::SWIZZLE_BYTES, &map_cw, e, HG_FAM_MAP_RANK);
+        }
         if (st != HG_STATUS_SUCCESS) return st;
         /* The fused epilogue's kernel only where the configuration has one;
          * an fp32 C always takes it (its only fp32 kernel). */
@@ -130,7 +136,7 @@ template <class Cfg, int DT> struct hg_fam_host {
          * attribute only makes the launch a cluster launch (0.4-0.6 us on
          * small decode products, docs/NOTES.md). */
         if (Cfg::CLUSTER == 1) cfg.numAttrs = 0;
-        void *args[8] = {(void *)&map_a, (void *)&map_b,   (void *)&map_c,     (void *)&epi,
+        void *args[9] = {(void *)&map_a,  (void *)&map_b,   (void *)&map_c,    (void *)&map_cw,  (void *)&epi,
                          (void *)&g.plan, (void *)&g.sched, (void *)&partials, (void *)&counters};
         return hg_launch_ex(&cfg, fn, args, name, e);
     }

@@ -121,7 +121,8 @@ static __device__ __forceinline__ void hg_fam_warm_c(const CUtensorMap *map_c, i
 template <class Cfg, int DT, bool EPI, class CT = uint16_t>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     hg_fam_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                  const __grid_constant__ CUtensorMap map_c, hg_epilogue epi, hg_sk_plan plan,
+                  const __grid_constant__ CUtensorMap map_c, const __grid_constant__ CUtensorMap map_cw,
+                  hg_epilogue epi, hg_sk_plan plan,
                   hg_fam_sched<Cfg> sched, float *sk_partials, uint32_t *sk_counters)
 {
     static_assert(!hg_c_is_f32<CT> || (Cfg::WRITES_F32 && EPI), "an fp32 C: the EPI kernel of a row that writes it");
@@ -184,7 +185,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             pr.kblocks += (uint32_t)(pc.k_end - pc.k_begin), pr.pieces++;
             /* Only a whole tile surely writes C (a tail piece may not). */
             const bool first_loaded =
-                !Cfg::C_THREAD && pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid);
+                !Cfg::C_THREAD && pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid, bar_id);
             if constexpr (!Cfg::C_THREAD) out.prefetch_bias(epi, offset_n, ctid);
             if constexpr (Cfg::PINGPONG) /* this consumer's n-th turn (piece_no = n * CONSUMERS + wg + 1) */
                 hg_mbarrier_wait(hg_fam_turn_barrier<Cfg>(cta.smem, wg), (piece_no - 1) / Cfg::CONSUMERS & 1u);
@@ -220,7 +221,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                             product, acc + i * Cfg::ACC_ATOM, row0 + (int64_t)i * Cfg::MMA_M, offset_n, ctid);
                 });
             } else {
-                out.tile(&map_c, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
+                out.tile(&map_c, &map_cw, acc, epi, row0, offset_n, ctid, bar_id, first_loaded);
             }
             pr.epi += hg_prof_clock() - t_drained;
         }
@@ -233,7 +234,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         if (tid == Cfg::PRODUCER_FIRST_THREAD) {
             hg_prefetch_tensormap(&map_a);
             hg_prefetch_tensormap(&map_b);
-            const bool warm_c = epi.beta != 0.0f && !Cfg::C_THREAD; /* a C_THREAD C has no map */
+            /* A C_THREAD C has no map; a WHOLE one loads before the mainloop. */
+            const bool warm_c = epi.beta != 0.0f && !Cfg::C_THREAD && !hg_fam_cgeo<Cfg, CT>::WHOLE;
             const uint32_t t_start = hg_prof_clock();
             uint32_t t_empty = 0;
             hg_pipe_cursor cur = hg_pipe_producer_start();

@@ -25,6 +25,16 @@ static __device__ __forceinline__ uint32_t hg_smem_addr(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+/* %laneid, read where used (asm volatile: not hoisted, so not held in a
+ * register across a mainloop, where the family's kernels have none to
+ * spare). */
+static __device__ __forceinline__ uint32_t hg_lane_id(void)
+{
+    uint32_t l;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+    return l;
+}
+
 /* ---- 9.7.13.15 mbarrier --------------------------------------------------- */
 
 /* mbarrier.init: arrive count = the arrivals that complete one phase. */
