@@ -218,7 +218,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         uint8_t *slot = slots + s * Cfg::EPI_CHUNK_BYTES;
         const bool with_c = epi.beta != 0.0f;
         /* The warp's stores are its lane 0's bulk groups. */
-        const bool lead = hg_lane_id() == 0;
+        const bool lead = ctid % Cfg::WARP_THREADS == 0;
         if (!with_c) {
             /* The warp's store EPI_SLOTS chunks back has read its rows of
              * this slot; no other warp touches them. */
