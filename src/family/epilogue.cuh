@@ -218,10 +218,10 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         uint8_t *slot = slots + s * Cfg::EPI_CHUNK_BYTES;
         const bool with_c = epi.beta != 0.0f;
         /* The warp's stores are its lane 0's bulk groups. Told from ctid
-         * or from %laneid (the same value): ptxas 13.0 spilled the
-         * ping-pong row's debug build with the first and the 128 x 256
-         * rows' profiling build with the second. */
-        const bool lead = Cfg::PINGPONG ? hg_lane_id() == 0 : ctid % Cfg::WARP_THREADS == 0;
+         * or from %laneid (the same value), whichever ptxas 13.0 allocates
+         * without spilling: ctid spilled the ping-pong row's debug build and
+         * the fp32 kernels, %laneid the 128 x 256 rows' profiling build. */
+        const bool lead = Cfg::PINGPONG || hg_c_is_f32<CT> ? hg_lane_id() == 0 : ctid % Cfg::WARP_THREADS == 0;
         if (!with_c) {
             /* The warp's store EPI_SLOTS chunks back has read its rows of
              * this slot; no other warp touches them. */
