@@ -206,13 +206,18 @@ struct hg_fam_cfg {
     static constexpr int EPI_SLOTS_MIN = 2;
     static constexpr int EPI_SLOTS_MAX = 4;
     static constexpr int BARRIER_BYTES = 8;
-    static constexpr int SMEM_BESIDE_EPI = STAGES * STAGE_BYTES + (2 * STAGES + (PINGPONG ? CONSUMERS : 0)) * BARRIER_BYTES +
-                                           CONSUMERS * 4 + 4 + BIAS_BYTES + SWIZZLE_ATOM_BYTES;
-    static constexpr int EPI_SLOTS_DEEP = EPI_SLOTS_MAX; /* a power of two: seq % EPI_SLOTS stays a mask (three spilled the 128 x 192 row) */
+    static constexpr int FLAG_BYTES = 4;           /* stream-K: one u32 per consumer */
+    static constexpr int PRODUCER_BATCH_BYTES = 4; /* the producer's tile's product */
+    static constexpr int SMEM_BESIDE_EPI = STAGES * STAGE_BYTES +
+                                           (2 * STAGES + (PINGPONG ? CONSUMERS : 0)) * BARRIER_BYTES +
+                                           CONSUMERS * FLAG_BYTES + PRODUCER_BATCH_BYTES + BIAS_BYTES +
+                                           SWIZZLE_ATOM_BYTES;
+    /* EPI_SLOTS_MAX is a power of two, so seq % EPI_SLOTS stays a mask
+     * (three slots spilled the 128 x 192 row). */
     static constexpr bool EPI_DEEP_FITS =
-        SMEM_BESIDE_EPI + EPI_SLOTS_DEEP * CONSUMERS * (EPI_CHUNK_BYTES + BARRIER_BYTES) <= SMEM_LIMIT;
+        SMEM_BESIDE_EPI + EPI_SLOTS_MAX * CONSUMERS * (EPI_CHUNK_BYTES + BARRIER_BYTES) <= SMEM_LIMIT;
     static constexpr int EPI_SLOTS =
-        !C_THREAD && EPI_TILE_CHUNKS >= EPI_SLOTS_DEEP && EPI_DEEP_FITS ? EPI_SLOTS_DEEP : EPI_SLOTS_MIN;
+        !C_THREAD && EPI_TILE_CHUNKS >= EPI_SLOTS_MAX && EPI_DEEP_FITS ? EPI_SLOTS_MAX : EPI_SLOTS_MIN;
 
     /* ---- shared memory: the map ---- */
     static constexpr int OFF_EPI = STAGES * STAGE_BYTES;
@@ -225,11 +230,11 @@ struct hg_fam_cfg {
     static constexpr int OFF_BARRIERS = OFF_EPI + EPI_BYTES;
     static constexpr int TURN_BARRIERS = PINGPONG ? CONSUMERS : 0;     /* ping-pong: whose mainloop is next */
     static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS + TURN_BARRIERS; /* full, empty, C loads, turns */
-    static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * BARRIER_BYTES;       /* stream-K: one u32 per consumer */
+    static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * BARRIER_BYTES;
     /* The producer's tile's product in a batch: it reads it per stage from
      * here, since its 40 registers hold no more (the NT rows spilled). */
-    static constexpr int OFF_PRODUCER_BATCH = OFF_FLAGS + CONSUMERS * 4;
-    static constexpr int OFF_BIAS = OFF_PRODUCER_BATCH + 4;
+    static constexpr int OFF_PRODUCER_BATCH = OFF_FLAGS + CONSUMERS * FLAG_BYTES;
+    static constexpr int OFF_BIAS = OFF_PRODUCER_BATCH + PRODUCER_BATCH_BYTES;
     static constexpr int SMEM_USED = OFF_BIAS + BIAS_BYTES;
     static constexpr int SMEM_BYTES = SMEM_USED + SWIZZLE_ATOM_BYTES;   /* slack to align the base */
 

@@ -172,10 +172,11 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
     }
 
     /* With beta != 0, before a whole tile's mainloop: load the old C of the
-     * consumer's first chunk (rows row0.., columns col0..) into the slot it
-     * will use, so the epilogue does not start with a load's latency. The
-     * previous tile's stores must have read the slot (thread 0 waits; the
-     * others meet it at the first wgmma). Returns whether it loaded. */
+     * consumer's first chunk (rows row0.., columns col0..), or of all its
+     * chunks (G::WHOLE), into the slots they will use, so the epilogue does
+     * not start with a load's latency. Every warp's stores of the previous
+     * tile must have read the slots (each lane 0 waits, then a bar.sync).
+     * Returns whether it loaded. */
     __device__ __forceinline__ bool load_first(const CUtensorMap *map_c, const hg_epilogue &epi, int64_t row0,
                                                int64_t col0, int ctid, int bar_id)
     {
@@ -204,7 +205,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
 
     /* Steps 1 to 4 for the chunk at (row0, col0), inside C. With beta != 0:
      * `loaded` says its old C is already on the way, and the next chunk's
-     * (at next_row0, next_col0, when has_next) is loaded into the other slot
+     * (at next_row0, next_col0, when has_next) is loaded into the next slot
      * while this one is staged. */
     template <class FIN>
     __device__ __forceinline__ void chunk(const CUtensorMap *map_c, const CUtensorMap *map_cw,
