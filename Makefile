@@ -17,7 +17,7 @@ LDLIBS   := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
 BENCH_LDLIBS := -L$(CUDA_HOME)/lib64 -lcublasLt -lcublas
 
 HOST_SRC := src/hopgemm.c src/validate.c src/tensormap.c src/kernel_table.c src/workspace.c src/context.c \
-            src/repack.c
+            src/repack.c src/slices.c
 # Test-only code (the float64 reference, the fp16 / bf16 conversions): in the
 # internal archive the tests and the tools link, never in a shipped library.
 TESTKIT_SRC := src/reference.c

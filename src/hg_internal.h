@@ -34,6 +34,10 @@ typedef struct {
     int64_t stride_a, stride_b, stride_c, stride_bias;
     hg_compute compute; /* hg_matmul's accumulation; HG_COMPUTE_32F for hg_gemm */
     hg_c_type c_type;   /* hg_matmul's C elements; HG_C_AS_INPUTS for hg_gemm */
+    /* 1: the k slices of one product as a batch (src/slices.c): A's and B's
+     * batch strides step along k inside one matrix, so they may be shorter
+     * than a whole matrix; 0 for every call. */
+    int sliced_k;
 } hg__problem;
 
 /* Bytes of one element of C (2, or 4 for HG_C_F32). */
@@ -364,6 +368,50 @@ hg_status hg__repack_copy(const hg__problem *p, const hg__repack *r, const hg__d
  * 16-byte aligned, dst_ld a multiple of 8), queued on stream. */
 hg_status hg__repack_rows(void *dst, int64_t dst_ld, const void *src, int64_t src_ld, int64_t rows, int64_t cols,
                           int sm_count, struct CUstream_st *stream, hg__err *e);
+
+/* ---- Split-K over slices of k, summed by a second launch (src/slices.c) --- */
+
+/* A product with few output tiles and a long k (256 x 256 x 131072) as a
+ * batch of `slices` products over consecutive ranges of k, each writing its
+ * fp32 partial into the workspace (one launch of a family row that batches
+ * and writes fp32), then one launch of kernels/slice_sum.cu that adds the
+ * partials in slice order (deterministic) and applies alpha, beta, the bias
+ * and the activation into C. Where the kernel's own stream-K would cut each
+ * tile into dozens of pieces, the sums then run on every SM instead of on
+ * each tile's last piece. */
+typedef struct {
+    hg__problem inner;  /* the batch over the slices, C a placeholder until hg__slices_run */
+    int64_t slices;     /* 2 or more */
+    int64_t ldw;        /* the partials' row pitch (fp32 elements) */
+    size_t bytes;       /* the partials' workspace bytes */
+} hg__slices;
+
+/* 1 and *s filled when kernel k can run p as slices that fill more of the
+ * device than its tiles do (p a single product whose k divides into them),
+ * else 0. */
+int hg__slices_plan(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d, hg__slices *s);
+/* The workspace such a call needs: the kernel's own (kernel_bytes, at least
+ * the counters), then the partials. */
+size_t hg__slices_workspace(const hg__slices *s, const hg__device *d, size_t kernel_bytes);
+/* AUTO's estimate of k on p through the slices s (the inner batch's
+ * estimate, the sums' time added); 0 when the workspace d allows is short. */
+double hg__slices_estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__slices *s,
+                           const hg__device *d);
+/* Queues the slices' launch and the sums on `stream`, the partials in ws
+ * after the kernel's kernel_bytes. */
+hg_status hg__slices_run(const hg__kernel_entry *k, const hg__problem *p, const hg__slices *s, const hg__device *d,
+                         void *ws, size_t kernel_bytes, struct CUstream_st *stream, hg__err *e);
+/* How many k slices hg_matmul runs desc in (0: none), as hg_matmul_plan
+ * plans it (the tool's note and the tests; src/hopgemm.c). */
+hg_status hg__matmul_plan_slices(hg_handle h, const hg_matmul_desc *desc, int64_t *slices);
+/* allow 0: the handle never runs k slices (the tool's --slices off, to time
+ * a kernel's own split beside them); 1: as the model prefers (the default). */
+void hg__set_slices(hg_handle h, int allow);
+/* The sums (src/kernels/slice_sum.cu): C = act(alpha * sum of the slices'
+ * partials + beta * C + bias) for p (one product), the partials `slices`
+ * m x ldw fp32 blocks one after another at w. */
+hg_status hg__slice_sum(const hg__problem *p, const float *w, int64_t ldw, int64_t slices, int sm_count,
+                        struct CUstream_st *stream, hg__err *e);
 
 /* ---- Driver entry points and contexts (src/context.c) -------------------- */
 

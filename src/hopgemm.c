@@ -34,7 +34,8 @@ struct hg_handle_s {
     /* AUTO's last choice: valid when `last_kernel` is set */
     plan_key last_key;
     const hg__kernel_entry *last_kernel;
-    int last_repacked;
+    int last_repacked, last_sliced;
+    int no_slices; /* hg__set_slices(h, 0): never k slices (the tool's --slices off) */
     char err[256];
 };
 
@@ -245,12 +246,15 @@ static hg__device planning_device(hg_handle h, size_t ws_limit)
 }
 
 /* What a call runs: a kernel on the call as given, or (repacked) on copies
- * of A or B that meet TMA's rules (src/repack.c). kernel NULL: nothing to
- * do (m = 0 or n = 0, or C = 1 * C). */
+ * of A or B that meet TMA's rules (src/repack.c), or (sliced) on
+ * slices of k summed by a second launch (src/slices.c). kernel NULL:
+ * nothing to do (m = 0 or n = 0, or C = 1 * C). */
 typedef struct {
     const hg__kernel_entry *kernel;
     int repacked;
     hg__repack r;
+    int sliced;
+    hg__slices sl;
 } call_plan;
 
 /* Why kernel k cannot take p whatever its can_serve says (what p asks of it
@@ -301,6 +305,8 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
         if (h->last_kernel && memcmp(&key, &h->last_key, sizeof key) == 0) {
             cp->kernel = h->last_kernel;
             cp->repacked = h->last_repacked;
+            /* (the slices hold the call's pointers: made again) */
+            cp->sliced = h->last_sliced && hg__slices_plan(cp->kernel, p, &d, &cp->sl);
             return ok(h);
         }
         double best = -1.0;
@@ -313,12 +319,26 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
                 best = est;
                 cp->kernel = k;
                 cp->repacked = repacked;
+                cp->sliced = 0;
+            }
+            /* The same kernel over slices of k (never on copies). */
+            hg__slices sl;
+            if (est >= 0.0 && !repacked && !h->no_slices && hg__slices_plan(k, p, &d, &sl)) {
+                const double est_sliced = hg__slices_estimate(k, p, &sl, &d);
+                if (est_sliced > best) {
+                    best = est_sliced;
+                    cp->kernel = k;
+                    cp->repacked = 0;
+                    cp->sliced = 1;
+                    cp->sl = sl;
+                }
             }
         }
         if (cp->kernel) {
             h->last_key = key;
             h->last_kernel = cp->kernel;
             h->last_repacked = cp->repacked;
+            h->last_sliced = cp->sliced;
             return ok(h);
         }
         return fail(h, HG_STATUS_INTERNAL_ERROR, "%s: no registered kernel serves this call (a bug).", who);
@@ -336,6 +356,11 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
     }
     if (why) return fail(h, HG_STATUS_NOT_SUPPORTED, "%s: kernel %s %s", who, k->name, why);
     cp->kernel = k;
+    /* The run-time decomposition is the call's, as the kernel's stream-K is:
+     * slices of k where the model prefers them. */
+    if (p->k > 0 && !h->no_slices && hg__slices_plan(k, p, &d, &cp->sl) &&
+        hg__slices_estimate(k, p, &cp->sl, &d) > hg__estimate(k, p, &d))
+        cp->sliced = 1;
     return ok(h);
 }
 
@@ -364,6 +389,7 @@ hg__problem hg__problem_make(hg_op opA, hg_op opB, int64_t m, int64_t n, int64_t
     p.stride_a = p.stride_b = p.stride_c = p.stride_bias = 0;
     p.compute = HG_COMPUTE_32F;
     p.c_type = HG_C_AS_INPUTS;
+    p.sliced_k = 0;
     return p;
 }
 
@@ -419,10 +445,12 @@ static hg_status workspace_of(hg_handle h, const char *who, hg__problem *p, size
         hg__err err;
         s = hg__ctx_enter(&h->ctx, &saved, &err);
         if (s != HG_STATUS_SUCCESS) return fail(h, s, "%s: %s", who, err.msg);
-        kernel_bytes = e->workspace(cp.repacked ? &cp.r.inner : p, &d);
+        kernel_bytes = e->workspace(cp.repacked ? &cp.r.inner : cp.sliced ? &cp.sl.inner : p, &d);
         hg__ctx_leave(&h->ctx, saved);
     }
-    *bytes = cp.repacked ? hg__repack_workspace(&cp.r, &d, kernel_bytes) : kernel_bytes;
+    *bytes = cp.repacked ? hg__repack_workspace(&cp.r, &d, kernel_bytes)
+             : cp.sliced ? hg__slices_workspace(&cp.sl, &d, kernel_bytes)
+                         : kernel_bytes;
     return HG_STATUS_SUCCESS;
 }
 
@@ -511,6 +539,26 @@ hg_status hg_matmul_plan(hg_handle h, const hg_matmul_desc *desc, hg_kernel *cho
     return s != HG_STATUS_SUCCESS ? s : plan_kernel(h, "hg_matmul_plan", &p, chosen);
 }
 
+void hg__set_slices(hg_handle h, int allow)
+{
+    if (h == NULL) return;
+    h->no_slices = !allow;
+    h->last_kernel = NULL; /* AUTO's kept choice may have been sliced */
+}
+
+hg_status hg__matmul_plan_slices(hg_handle h, const hg_matmul_desc *desc, int64_t *slices)
+{
+    if (h == NULL || slices == NULL) return HG_STATUS_INVALID_VALUE;
+    *slices = 0;
+    hg__problem p;
+    hg_status s = desc_problem(h, "hg__matmul_plan_slices", desc, &p);
+    if (s != HG_STATUS_SUCCESS) return s;
+    call_plan cp;
+    s = plan(h, "hg__matmul_plan_slices", &p, hg__ws_limit(&h->ws), &cp);
+    if (s == HG_STATUS_SUCCESS && cp.sliced) *slices = cp.sl.slices;
+    return s;
+}
+
 hg_status hg_matmul_workspace_size(hg_handle h, const hg_matmul_desc *desc, size_t *bytes)
 {
     if (h == NULL) return HG_STATUS_INVALID_VALUE;
@@ -535,9 +583,11 @@ static hg_status run(hg_handle h, const char *who, hg__problem p)
     if (s != HG_STATUS_SUCCESS) return fail(h, s, "%s: %s", who, err.msg);
     hg__device d = planning_device(h, hg__ws_limit(&h->ws));
     struct CUstream_st *stream = (struct CUstream_st *)h->stream;
-    const hg__problem *run = cp.repacked ? &cp.r.inner : &p;
+    const hg__problem *run = cp.repacked ? &cp.r.inner : cp.sliced ? &cp.sl.inner : &p;
     const size_t kernel_bytes = e->workspace ? e->workspace(run, &d) : 0;
-    const size_t need = cp.repacked ? hg__repack_workspace(&cp.r, &d, kernel_bytes) : kernel_bytes;
+    const size_t need = cp.repacked ? hg__repack_workspace(&cp.r, &d, kernel_bytes)
+                        : cp.sliced ? hg__slices_workspace(&cp.sl, &d, kernel_bytes)
+                                    : kernel_bytes;
     void *graph_owned = NULL;
     d.workspace_bytes = 0;
     if (need > 0) hg__ws_begin(&h->ws, &h->dev, stream, need, &d.workspace, &d.workspace_bytes, &graph_owned);
@@ -546,12 +596,19 @@ static hg_status run(hg_handle h, const char *who, hg__problem p)
         /* No memory for the copies: the generic kernel reads A and B as they are. */
         e = hg__find_kernel(HG_KERNEL_GENERIC);
         run = &p;
+    } else if (cp.sliced && d.workspace_bytes < need) {
+        /* No memory for the partials: the kernel on the whole k (its own
+         * stream-K takes what workspace there is). */
+        cp.sliced = 0;
+        run = &p;
+    } else if (cp.sliced) {
+        s = hg__slices_run(e, &p, &cp.sl, &d, d.workspace, kernel_bytes, stream, &err);
     } else if (cp.repacked) {
         s = hg__repack_copy(&p, &cp.r, &d, d.workspace, kernel_bytes, stream, &inner, &err);
         run = &inner;
         d.workspace_bytes = kernel_bytes; /* the kernel's part; the copies follow it */
     }
-    if (s == HG_STATUS_SUCCESS) s = e->launch(run, &d, stream, &err);
+    if (s == HG_STATUS_SUCCESS && !cp.sliced) s = e->launch(run, &d, stream, &err);
     hg__ws_end(graph_owned, stream);
     hg__ctx_leave(&h->ctx, saved);
     if (s != HG_STATUS_SUCCESS) return fail(h, s, "%s: %s", who, err.msg);

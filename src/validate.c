@@ -277,7 +277,10 @@ const char *hg__tma_batch_can_serve(const hg__problem *p, int c_by_tma)
     if (p->batch <= 1) return NULL;
     if (p->batch > INT32_MAX) return "runs at most 2^31 - 1 products in a batch (TMA's coordinates).";
     const hg__stored st = hg__stored_of(p);
-    if (!tma_batch_stride_ok(p->stride_a, st.rows_a, p->lda, 2) || !tma_batch_stride_ok(p->stride_b, st.rows_b, p->ldb, 2))
+    /* k slices of one product (src/slices.c) step along k: a K-major
+     * operand's slice is shorter than a row. */
+    const int64_t rows_a = p->sliced_k ? 0 : st.rows_a, rows_b = p->sliced_k ? 0 : st.rows_b;
+    if (!tma_batch_stride_ok(p->stride_a, rows_a, p->lda, 2) || !tma_batch_stride_ok(p->stride_b, rows_b, p->ldb, 2))
         return "needs stride_a and stride_b nonzero multiples of 8 elements of at least a whole matrix (TMA).";
     if (c_by_tma && !tma_batch_stride_ok(p->stride_c, p->m, p->ldc, hg__c_bytes(p)))
         return "needs stride_c a multiple of 16 bytes of at least m x ldc (TMA).";

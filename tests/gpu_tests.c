@@ -674,6 +674,69 @@ out:
     free(hd);
 }
 
+/* A long k over few tiles: AUTO splits k into slices, one batched launch of
+ * fp32 partials and one launch that sums them (src/slices.c). Each case
+ * first asks the plan (a case that stops being sliced is a failure here,
+ * not a silent loss of coverage), then runs and checks against float64:
+ * both dtypes, every layout, beta, alpha, the epilogue, an fp32 C, an n
+ * that is not a multiple of the partials' float4s, an odd ldc. k that no
+ * slice count divides evenly runs unsliced, and is checked as well. */
+typedef struct {
+    gcase c;
+    int with_bias;
+    hg_activation act;
+    hg_c_type ct;
+    int sliced; /* what the plan must say */
+} slice_case;
+
+static int64_t planned_slices(hg_handle h, const gcase *c, hg_dtype dt, int with_bias, hg_activation act,
+                              hg_c_type ct)
+{
+    const int64_t cols_a = c->opA == HG_OP_N ? c->k : c->m, cols_b = c->opB == HG_OP_N ? c->n : c->k;
+    const int eb = ct == HG_C_F32 ? 4 : 2;
+    hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+    /* as run_case_c lays the call out (16-byte aligned made-up pointers: the
+     * plan reads none) */
+    d.opA = c->opA, d.opB = c->opB, d.m = c->m, d.n = c->n, d.k = c->k, d.alpha = c->alpha, d.beta = c->beta;
+    d.A = (const void *)(uintptr_t)0x100000000ull, d.lda = round_up(cols_a + c->pad, 8);
+    d.B = (const void *)(uintptr_t)0x200000000ull, d.ldb = round_up(cols_b + c->pad, 8);
+    d.C = (void *)(uintptr_t)0x300000000ull, d.ldc = c->n + c->pad + c->ldc_extra, d.dtype = dt;
+    d.bias = with_bias ? (const void *)(uintptr_t)0x400000000ull : NULL, d.activation = act, d.c_type = ct;
+    (void)eb;
+    int64_t slices = -1;
+    const hg_status st = hg__matmul_plan_slices(h, &d, &slices);
+    CHECK(st == HG_STATUS_SUCCESS, "plan_slices: %s (%s)", hg_status_string(st), hg_last_error(h));
+    return slices;
+}
+
+static void test_slices(void)
+{
+    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
+    hg_handle h = gpu_handle();
+    if (!h) return;
+    static const slice_case cases[] = {
+        {{HG_OP_N, HG_OP_T, 200, 250, 16384, 0, 2.0f, 1.0f, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        {{HG_OP_N, HG_OP_T, 192, 130, 16384, 1, 1.0f, 0.5f, 0, 1}, 1, HG_ACT_GELU_TANH, HG_C_AS_INPUTS, 1},
+        {{HG_OP_N, HG_OP_T, 192, 256, 16384, 0, 1.0f, 0.5f, 0, 0}, 1, HG_ACT_RELU, HG_C_F32, 1},
+        {{HG_OP_N, HG_OP_T, 256, 256, 16384, 0, 1.0f, 0.0f, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        {{HG_OP_T, HG_OP_T, 128, 256, 16384, 0, 1.0f, 0.0f, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        {{HG_OP_N, HG_OP_N, 256, 128, 16384, 0, 1.0f, 0.0f, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        {{HG_OP_T, HG_OP_N, 256, 256, 16384, 0, 1.0f, 1.0f, 0, 0}, 1, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        /* k = 8 x 2039 (a prime): no cut into slices of whole 16-byte rows of
+         * 512 or more; the kernel's own split */
+        {{HG_OP_N, HG_OP_T, 256, 256, 16312, 0, 1.0f, 0.0f, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int dt = 0; dt < 2; dt++) {
+            const slice_case *sc = &cases[i];
+            const int64_t slices = planned_slices(h, &sc->c, (hg_dtype)dt, sc->with_bias, sc->act, sc->ct);
+            CHECK((slices > 0) == (sc->sliced != 0), "case %zu %s: the plan runs it in %lld k slices, expected %s", i,
+                  dt ? "bf16" : "f16", (long long)slices, sc->sliced ? "some" : "none");
+            run_case_c(h, HG_KERNEL_AUTO, &sc->c, (hg_dtype)dt, sc->with_bias, sc->act, sc->ct);
+        }
+    hg_destroy(h);
+}
+
 /* A stream set with hg_set_stream is the one the work runs on. */
 static void test_stream(void)
 {
@@ -744,6 +807,7 @@ const hg_test_case hg_gpu_tests[] = {
     {"gpu/v3", test_v3},           {"gpu/v4", test_v4},       {"gpu/v5", test_v5},       {"gpu/v6", test_v6},
     {"gpu/family", test_family},   {"gpu/auto", test_auto},   {"gpu/epilogue", test_epilogue},
     {"gpu/batched", test_batched},
-    {"gpu/repack", test_repack},   {"gpu/stream", test_stream}, {"gpu/large", test_large},
+    {"gpu/repack", test_repack},   {"gpu/slices", test_slices}, {"gpu/stream", test_stream},
+    {"gpu/large", test_large},
 };
 const int hg_gpu_test_count = (int)(sizeof hg_gpu_tests / sizeof hg_gpu_tests[0]);

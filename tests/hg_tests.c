@@ -1377,6 +1377,77 @@ static void test_call_corners(void)
     hg_destroy(h);
 }
 
+/* src/slices.c's plan on the H200 model: which products it cuts, into how
+ * many slices, and the batch it makes of them. */
+static void test_slices_plan(void)
+{
+    const hg__kernel_entry *k = hg__find_kernel(HG_KERNEL_SM90_128X128X64_S6_C2X1_TN);
+    const hg__kernel_entry *nt = hg__find_kernel(HG_KERNEL_SM90_128X256X64_S4_C2X1_NT);
+    if (!k || !nt) SKIP("the 128 x 128 TN or the NT family row is not built");
+    hg__device d = hg__device_h200_model();
+    d.workspace_bytes = SIZE_MAX;
+    const void *A = (const void *)(uintptr_t)0x100000000ull, *B = (const void *)(uintptr_t)0x200000000ull;
+    void *C = (void *)(uintptr_t)0x300000000ull;
+    hg__problem p = hg__problem_make(HG_OP_N, HG_OP_T, 256, 256, 131072, 1.0f, A, 131072, B, 131072, 0.0f, C, 256,
+                                     HG_F16);
+    hg__slices sl;
+    /* 2 cluster tiles on 66 clusters: 32 slices of 4096 (33 does not divide k) */
+    CHECK(hg__slices_plan(k, &p, &d, &sl) == 1 && sl.slices == 32 && sl.inner.k == 4096 && sl.inner.batch == 32,
+          "256 x 256 x 131072: %lld slices of %lld", (long long)sl.slices, (long long)sl.inner.k);
+    CHECK(sl.inner.stride_a == 4096 && sl.inner.stride_b == 4096 && sl.inner.sliced_k == 1 &&
+              sl.inner.c_type == HG_C_F32 && sl.inner.ldc == 256 && sl.inner.stride_c == 256 * 256 &&
+              sl.inner.alpha == 1.0f && sl.inner.beta == 0.0f && sl.inner.bias == NULL,
+          "the slices' batch");
+    CHECK(sl.bytes >= (size_t)32 * 256 * 256 * 4, "the partials' bytes: %zu", sl.bytes);
+    const double est = hg__slices_estimate(k, &p, &sl, &d);
+    CHECK(est > 0.0 && est < hg__estimate(k, &sl.inner, &d), "the sums cost something: %g against %g", est,
+          hg__estimate(k, &sl.inner, &d));
+    /* the partials' pitch: whole float4s */
+    p.n = 250;
+    CHECK(hg__slices_plan(k, &p, &d, &sl) == 1 && sl.ldw == 252, "n = 250: pitch %lld", (long long)sl.ldw);
+    p.n = 256;
+    /* no cut of k into equal rows of 8 elements */
+    p.k = 131068, p.lda = p.ldb = 131072;
+    CHECK(hg__slices_plan(k, &p, &d, &sl) == 0, "k = 131068 is not sliced");
+    /* slices shorter than 512 (1000 = 8 x 125: 5 slices of 200 at most) */
+    p.k = 1000, p.lda = p.ldb = 1000;
+    CHECK(hg__slices_plan(k, &p, &d, &sl) == 0, "k = 1000 is not sliced");
+    p.lda = p.ldb = 131072;
+    p.k = 131072;
+    /* tiles that fill the device; a batch */
+    p.m = p.n = 4096, p.ldc = 4096;
+    CHECK(hg__slices_plan(k, &p, &d, &sl) == 0, "4096 x 4096 x 131072 is not sliced");
+    p.m = p.n = 256, p.ldc = 256;
+    p.batch = 2, p.stride_a = p.stride_b = 256 * 131072, p.stride_c = 256 * 256;
+    CHECK(hg__slices_plan(k, &p, &d, &sl) == 0, "a batch is not sliced");
+    p.batch = 1, p.stride_a = p.stride_b = p.stride_c = 0;
+    /* MN-major operands step k rows down */
+    hg__problem q = hg__problem_make(HG_OP_T, HG_OP_N, 256, 256, 131072, 1.0f, A, 256, B, 256, 0.0f, C, 256, HG_F16);
+    CHECK(hg__slices_plan(nt, &q, &d, &sl) == 1 && sl.inner.stride_a == sl.inner.k * 256 &&
+              sl.inner.stride_b == sl.inner.k * 256,
+          "NT: slices step %lld and %lld elements", (long long)sl.inner.stride_a, (long long)sl.inner.stride_b);
+    /* AUTO takes them for 256 x 256 x 131072, and not with too little workspace */
+    hg_handle h = NULL;
+    if (hg__create_for_device(&h, &d) != HG_STATUS_SUCCESS) {
+        CHECK(0, "handle");
+        return;
+    }
+    hg_matmul_desc desc = HG_MATMUL_DESC_INIT;
+    desc.opA = HG_OP_N, desc.opB = HG_OP_T, desc.m = 256, desc.n = 256, desc.k = 131072;
+    desc.A = A, desc.lda = 131072, desc.B = B, desc.ldb = 131072, desc.C = C, desc.ldc = 256, desc.dtype = HG_F16;
+    int64_t slices = 0;
+    CHECK(hg__matmul_plan_slices(h, &desc, &slices) == HG_STATUS_SUCCESS && slices >= 2,
+          "AUTO runs 256 x 256 x 131072 in %lld slices", (long long)slices);
+    size_t ws = 0;
+    CHECK(hg_matmul_workspace_size(h, &desc, &ws) == HG_STATUS_SUCCESS &&
+              ws >= (size_t)slices * 256 * 256 * 4,
+          "its workspace: %zu bytes for %lld slices", ws, (long long)slices);
+    CHECK(hg_set_workspace(h, (void *)(uintptr_t)0x100000, 1 << 20) == HG_STATUS_SUCCESS, "set_workspace");
+    CHECK(hg__matmul_plan_slices(h, &desc, &slices) == HG_STATUS_SUCCESS && slices == 0,
+          "1 MiB of workspace: %lld slices", (long long)slices);
+    hg_destroy(h);
+}
+
 static const hg_test_case cpu_tests[] = {
     {"cpu/status_strings", test_status_strings},
     {"cpu/kernel_names_and_table", test_kernel_names_and_table},
@@ -1386,6 +1457,7 @@ static const hg_test_case cpu_tests[] = {
     {"cpu/arch_mismatch", test_arch_mismatch},
     {"cpu/dispatch", test_dispatch},
     {"cpu/repack_plan", test_repack_plan},
+    {"cpu/slices_plan", test_slices_plan},
     {"cpu/conversions", test_conversions},
     {"cpu/reference_by_hand", test_reference_by_hand},
     {"cpu/rasterization", test_rasterization},

@@ -77,7 +77,13 @@ static bool prepare_hg(bench *b, const sel *s, result *r)
         snprintf(r->note, sizeof r->note, "%s: %s", hg_status_string(st), hg_last_error(b->h));
         return false;
     }
-    if (s->id == HG_KERNEL_AUTO) snprintf(r->note, sizeof r->note, "auto runs %s", hg_kernel_name(chosen));
+    int64_t slices = 0;
+    (void)hg__matmul_plan_slices(b->h, &d, &slices);
+    char in_slices[48] = "";
+    if (slices > 0) snprintf(in_slices, sizeof in_slices, "in %lld k slices", (long long)slices);
+    if (s->id == HG_KERNEL_AUTO)
+        snprintf(r->note, sizeof r->note, "auto runs %s%s%s", hg_kernel_name(chosen), slices ? " " : "", in_slices);
+    else copy_str(r->note, sizeof r->note, in_slices);
     return true;
 }
 

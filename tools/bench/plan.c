@@ -28,6 +28,7 @@ int plan_kernels(const options *o)
     }
     d.workspace = NULL;
     d.workspace_bytes = SIZE_MAX;
+    hg__set_slices(h, !o->no_slices);
 
     size_t na, nb, nc;
     int64_t lda, ldb, ldc;
@@ -55,6 +56,8 @@ int plan_kernels(const options *o)
         hg_destroy(h);
         return BENCH_EXIT_FAIL;
     }
+    int64_t slices = 0;
+    (void)hg__matmul_plan_slices(h, &desc, &slices);
     printf("%-30s %8s  %s\n", "kernel", "estimate", "");
     hg__repack r;
     const int copies = hg__repack_plan(&p, &r);
@@ -67,12 +70,17 @@ int plan_kernels(const options *o)
         else if (p.c_type == HG_C_F32 && !e->writes_f32)
             printf("%-30s %8s  cannot serve: writes C in the inputs' type only\n", e->name, "-");
         else if (est < 0) printf("%-30s %8s  cannot serve: %s\n", e->name, "-", why);
-        else
-            printf("%-30s %8.3f  %s%s\n", e->name, est, e->id == chosen ? "<- auto" : "",
+        else {
+            printf("%-30s %8.3f  %s%s\n", e->name, est, e->id == chosen && !slices ? "<- auto" : "",
                    repacked ? (r.a_bytes && r.b_bytes ? " (on copies of A and B)"
                                : r.a_bytes           ? " (on a copy of A)"
                                                      : " (on a copy of B)")
                             : "");
+            hg__slices sl;
+            if (!repacked && hg__slices_plan(e, &p, &d, &sl))
+                printf("%-30s %8.3f  %sin %lld k slices of %lld\n", "", hg__slices_estimate(e, &p, &sl, &d),
+                       e->id == chosen && slices ? "<- auto " : "", (long long)sl.slices, (long long)sl.inner.k);
+        }
     }
     hg_destroy(h);
     return BENCH_EXIT_OK;
