@@ -80,23 +80,60 @@ static __device__ __forceinline__ void hg_fam_sk_leave(const typename Cfg::acc_t
                                                       hg_acc_bits(acc[4 * i + 2]), hg_acc_bits(acc[4 * i + 3])));
 }
 
+/* Registers a consumer thread may hold for partials in flight while it
+ * gathers: a small accumulator (the swapped rows' 8-16) reads this many
+ * floats' worth of pieces at once, so their L2 latencies overlap instead of
+ * adding up; a large one reads a piece at a time (its registers are the
+ * accumulator's). */
+#define HG_FAM_SK_GATHER_FLOATS 32
+template <class Cfg> struct hg_fam_sk_gather_shape {
+    static constexpr int AHEAD_RAW = HG_FAM_SK_GATHER_FLOATS / Cfg::ACC_REGS;
+    static constexpr int AHEAD = AHEAD_RAW < 1 ? 1 : AHEAD_RAW; /* pieces whose loads are in flight together */
+    static constexpr int VECS = Cfg::ACC_REGS / 4;              /* a piece's float4s per thread */
+};
+
 /* Sums into acc, in worker order, the partials that workers v0, v0 + step,
  * ... <= v1 left for tail tile j (deterministic: the order never depends on
- * timing). */
+ * timing; reading AHEAD pieces before adding them changes only when the
+ * loads are issued). */
 template <class Cfg>
 static __device__ __forceinline__ void hg_fam_sk_gather(typename Cfg::acc_t *acc, const hg_sk_plan &plan, int64_t j,
                                                         int64_t v0, int64_t v1, int64_t step, uint32_t rank, int part,
                                                         int ctid, float *ws)
 {
+    using G = hg_fam_sk_gather_shape<Cfg>;
 #pragma unroll
     for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0; /* 0.0f, or two fp16 zeros */
-    for (int64_t v = v0; v <= v1; v += step) {
-        const float4 *from = hg_fam_sk_partial<Cfg>(ws, v, rank, hg_sk_slot_of(&plan, v, j), part) + ctid;
+    if constexpr (G::AHEAD == 1) {
+        for (int64_t v = v0; v <= v1; v += step) {
+            const float4 *from = hg_fam_sk_partial<Cfg>(ws, v, rank, hg_sk_slot_of(&plan, v, j), part) + ctid;
 #pragma unroll
-        for (int i = 0; i < Cfg::ACC_REGS / 4; i++) {
-            float4 x = __ldcg(from + i * Cfg::WG_THREADS);
-            hg_acc_add(&acc[4 * i], x.x), hg_acc_add(&acc[4 * i + 1], x.y);
-            hg_acc_add(&acc[4 * i + 2], x.z), hg_acc_add(&acc[4 * i + 3], x.w);
+            for (int i = 0; i < G::VECS; i++) {
+                float4 x = __ldcg(from + i * Cfg::WG_THREADS);
+                hg_acc_add(&acc[4 * i], x.x), hg_acc_add(&acc[4 * i + 1], x.y);
+                hg_acc_add(&acc[4 * i + 2], x.z), hg_acc_add(&acc[4 * i + 3], x.w);
+            }
+        }
+    } else {
+        for (int64_t v = v0; v <= v1; v += G::AHEAD * step) {
+            float4 x[G::AHEAD][G::VECS];
+#pragma unroll
+            for (int g = 0; g < G::AHEAD; g++) {
+                const int64_t u = v + g * step;
+                if (u > v1) break;
+                const float4 *from = hg_fam_sk_partial<Cfg>(ws, u, rank, hg_sk_slot_of(&plan, u, j), part) + ctid;
+#pragma unroll
+                for (int i = 0; i < G::VECS; i++) x[g][i] = __ldcg(from + i * Cfg::WG_THREADS);
+            }
+#pragma unroll
+            for (int g = 0; g < G::AHEAD; g++) {
+                if (v + g * step > v1) break;
+#pragma unroll
+                for (int i = 0; i < G::VECS; i++) {
+                    hg_acc_add(&acc[4 * i], x[g][i].x), hg_acc_add(&acc[4 * i + 1], x[g][i].y);
+                    hg_acc_add(&acc[4 * i + 2], x[g][i].z), hg_acc_add(&acc[4 * i + 3], x[g][i].w);
+                }
+            }
         }
     }
 }
