@@ -78,7 +78,7 @@ int plan_kernels(const options *o)
                             : "");
             hg__slices sl;
             if (!repacked && hg__slices_plan(e, &p, &d, &sl))
-                printf("%-30s %8.3f  %sin %lld k slices of %lld\n", "", hg__slices_estimate(e, &p, &sl, &d),
+                printf("%-30s %8.3f  %sin %lld k slices of %lld\n", e->name, hg__slices_estimate(e, &p, &sl, &d),
                        e->id == chosen && slices ? "<- auto " : "", (long long)sl.slices, (long long)sl.inner.k);
         }
     }
