@@ -396,14 +396,15 @@ hg_status hg_plan(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
 
 /* ---- Workspace ------------------------------------------------------------
  *
- * Some plans need device scratch memory (V6's stream-K tail keeps fp32 partial
- * sums there). By default the library allocates it: per stream, on the first
+ * Some plans need device scratch memory (a stream-K tail keeps fp32 partial
+ * sums there, and so does a long k cut into slices that a second launch adds
+ * up). By default the library allocates it: per stream, on the first
  * call on that stream that needs it, in stream order (a memory pool of the
  * handle's; nothing waits), grown when a later call needs more, and freed by
  * hg_destroy; inside stream capture each call gets memory of the graph's own
  * (an allocation node before it, a free node after), so replays share nothing
  * with eager calls or with each other. At most hg_get_max_workspace_size bytes
- * per stream (about 41 MiB on a 132-SM H200). CUDA does not let a graph with
+ * per stream (about 58 MiB on a 132-SM H200). CUDA does not let a graph with
  * allocation nodes become a child graph node or be launched from the device:
  * for those uses, capture with a caller's workspace (below), which adds no
  * allocation node.

@@ -294,8 +294,11 @@ size_t hg__v6_workspace(const hg__problem *p, const hg__device *d);
  * `workers` workers then needs per_worker bytes each. */
 size_t hg__ws_counter_bytes(const hg__device *d);
 size_t hg__sk_workspace_bytes(const hg__device *d, int64_t workers, size_t per_worker);
-/* The most any call on a device can use: the counters and the largest
+/* What a kernel's own plan can use at most: the counters and the largest
  * stream-K plan of any registered kernel, every worker of it. */
+size_t hg__ws_max_kernel_bytes(const hg__device *d);
+/* The most any call on a device can use for its own scratch: that, then the
+ * largest k slices' partials (hg__slices_max_bytes). */
 size_t hg__ws_max_bytes(const hg__device *d);
 
 typedef struct {
@@ -393,6 +396,9 @@ int hg__slices_plan(const hg__kernel_entry *k, const hg__problem *p, const hg__d
 /* The workspace such a call needs: the kernel's own (kernel_bytes, at least
  * the counters), then the partials. */
 size_t hg__slices_workspace(const hg__slices *s, const hg__device *d, size_t kernel_bytes);
+/* The most partials any call's slices need on device d: S slices of the
+ * tiles of a row fill at most its slots, each tile a unit of fp32. */
+size_t hg__slices_max_bytes(const hg__device *d);
 /* AUTO's estimate of k on p through the slices s (the inner batch's
  * estimate, the sums' time added); 0 when the workspace d allows is short. */
 double hg__slices_estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__slices *s,

@@ -203,7 +203,9 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     return t_mem > t_math ? flops / (t_mem * HG_MODEL_REF_FLOPS) : rate;
 }
 
-size_t hg__ws_max_bytes(const hg__device *d)
+size_t hg__ws_max_bytes(const hg__device *d) { return hg__ws_max_kernel_bytes(d) + hg__slices_max_bytes(d); }
+
+size_t hg__ws_max_kernel_bytes(const hg__device *d)
 {
     size_t most = 0;
     for (int i = 0; i < hg__kernel_count; i++) {

@@ -106,7 +106,7 @@ int hg__repack_serves(const hg__kernel_entry *k, const hg__repack *r, const hg__
 {
     return r != NULL && r->a_bytes + r->b_bytes != 0 && k->id != HG_KERNEL_GENERIC &&
            k->can_serve(&r->inner, d) == NULL &&
-           hg__repack_workspace(r, d, hg__ws_max_bytes(d)) <= d->workspace_bytes;
+           hg__repack_workspace(r, d, hg__ws_max_kernel_bytes(d)) <= d->workspace_bytes;
 }
 
 double hg__route_estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__repack *r,

@@ -48,10 +48,17 @@
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
+/* Which rows can run slices: those that batch and write fp32 (and split k
+ * themselves, the family's). */
+static int slices_row(const hg__kernel_entry *k)
+{
+    return k->batched && k->writes_f32 && k->unit_k != 0 && k->id != HG_KERNEL_GENERIC;
+}
+
 int hg__slices_plan(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d, hg__slices *s)
 {
     memset(s, 0, sizeof *s);
-    if (!k->batched || !k->writes_f32 || k->unit_k == 0 || k->id == HG_KERNEL_GENERIC) return 0;
+    if (!slices_row(k)) return 0;
     if (p->batch > 1 || p->sliced_k || p->m <= 0 || p->n <= 0 || p->k <= 0) return 0;
     /* As the kernel's own stream-K turns to a long k's split: only where
      * whole tiles would leave more than half of the slots idle. */
@@ -98,6 +105,21 @@ int hg__slices_plan(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     return 1;
 }
 
+size_t hg__slices_max_bytes(const hg__device *d)
+{
+    /* S x m x ldw <= (slots / tiles) x (tiles x unit_m x unit_n): ldw rounds n
+     * up to 4, and every unit_n is a multiple of 4. */
+    size_t most = 0;
+    for (int i = 0; i < hg__kernel_count; i++) {
+        const hg__kernel_entry *k = &hg__kernels[i];
+        if (!slices_row(k)) continue;
+        const size_t slots = (size_t)(int64_t)(d->sm_count * k->units_per_sm);
+        const size_t b = round_up(slots * (size_t)k->unit_m * (size_t)k->unit_n * sizeof(float), HG_WS_ALIGN);
+        if (b > most) most = b;
+    }
+    return most + HG_WS_ALIGN; /* the partials' start rounded up past the kernel's part */
+}
+
 /* Where the partials start: after the kernel's part, and never inside the
  * counters, which every later call on this workspace expects zero. */
 static size_t partials_offset(const hg__device *d, size_t kernel_bytes)
@@ -114,7 +136,7 @@ size_t hg__slices_workspace(const hg__slices *s, const hg__device *d, size_t ker
 double hg__slices_estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__slices *s,
                            const hg__device *d)
 {
-    if (hg__slices_workspace(s, d, hg__ws_max_bytes(d)) > d->workspace_bytes) return 0.0;
+    if (hg__slices_workspace(s, d, hg__ws_max_kernel_bytes(d)) > d->workspace_bytes) return 0.0;
     const double inner = hg__estimate(k, &s->inner, d);
     if (inner <= 0.0) return 0.0;
     const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;

@@ -471,8 +471,9 @@ static void test_dispatch(void)
             CHECK(hg_set_workspace(hw, NULL, 0) == HG_STATUS_SUCCESS, "NULL hands it back");
             size_t most = 0;
             CHECK(hg_get_max_workspace_size(hw, &most) == HG_STATUS_SUCCESS &&
-                      most == hg__ws_counter_bytes(&ws_dev) + 66 * HG_V6_SK_WORKER_BYTES,
-                  "the most any call uses: the counters and 66 workers' partials (%zu)", most);
+                      most == hg__ws_counter_bytes(&ws_dev) + 66 * HG_V6_SK_WORKER_BYTES +
+                                  hg__slices_max_bytes(&ws_dev),
+                  "the most any call uses: the counters, 66 workers' partials and the largest slices' (%zu)", most);
             CHECK(hg_get_max_workspace_size(hw, NULL) == HG_STATUS_INVALID_VALUE, "NULL bytes");
             hg_destroy(hw); /* does not free a workspace it did not allocate */
         }
@@ -1438,10 +1439,19 @@ static void test_slices_plan(void)
     int64_t slices = 0;
     CHECK(hg__matmul_plan_slices(h, &desc, &slices) == HG_STATUS_SUCCESS && slices >= 2,
           "AUTO runs 256 x 256 x 131072 in %lld slices", (long long)slices);
-    size_t ws = 0;
+    size_t ws = 0, most = 0;
     CHECK(hg_matmul_workspace_size(h, &desc, &ws) == HG_STATUS_SUCCESS &&
               ws >= (size_t)slices * 256 * 256 * 4,
           "its workspace: %zu bytes for %lld slices", ws, (long long)slices);
+    /* the most a call can use covers the slices' partials with the largest
+     * kernel plan beside them */
+    CHECK(hg_get_max_workspace_size(h, &most) == HG_STATUS_SUCCESS && most >= ws &&
+              most >= hg__ws_max_kernel_bytes(&d) + sl.bytes,
+          "the most workspace %zu covers %zu", most, ws);
+    /* a caller's workspace of that size takes the slices */
+    CHECK(hg_set_workspace(h, (void *)(uintptr_t)0x100000, most) == HG_STATUS_SUCCESS &&
+              hg__matmul_plan_slices(h, &desc, &slices) == HG_STATUS_SUCCESS && slices >= 2,
+          "%zu bytes of workspace: %lld slices", most, (long long)slices);
     CHECK(hg_set_workspace(h, (void *)(uintptr_t)0x100000, 1 << 20) == HG_STATUS_SUCCESS, "set_workspace");
     CHECK(hg__matmul_plan_slices(h, &desc, &slices) == HG_STATUS_SUCCESS && slices == 0,
           "1 MiB of workspace: %lld slices", (long long)slices);
