@@ -410,9 +410,11 @@ hg_status hg__slices_run(const hg__kernel_entry *k, const hg__problem *p, const 
 /* How many k slices hg_matmul runs desc in (0: none), as hg_matmul_plan
  * plans it (the tool's note and the tests; src/hopgemm.c). */
 hg_status hg__matmul_plan_slices(hg_handle h, const hg_matmul_desc *desc, int64_t *slices);
-/* allow 0: the handle never runs k slices (the tool's --slices off, to time
- * a kernel's own split beside them); 1: as the model prefers (the default). */
-void hg__set_slices(hg_handle h, int allow);
+/* When the handle runs k slices: as AUTO's model prefers (the default), never
+ * (to time a kernel's own split beside them), or wherever they can run (to
+ * time them where the model would not take them); the tool's --slices. */
+enum { HG__SLICES_BY_MODEL = 0, HG__SLICES_NEVER = 1, HG__SLICES_ALWAYS = 2 };
+void hg__set_slices(hg_handle h, int mode);
 /* The sums (src/kernels/slice_sum.cu): C = act(alpha * sum of the slices'
  * partials + beta * C + bias) for p (one product), the partials `slices`
  * m x ldw fp32 blocks one after another at w. */

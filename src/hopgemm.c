@@ -35,7 +35,7 @@ struct hg_handle_s {
     plan_key last_key;
     const hg__kernel_entry *last_kernel;
     int last_repacked, last_sliced;
-    int no_slices; /* hg__set_slices(h, 0): never k slices (the tool's --slices off) */
+    int slices_mode; /* hg__set_slices: HG__SLICES_BY_MODEL (0), _NEVER, _ALWAYS */
     char err[256];
 };
 
@@ -323,8 +323,9 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
             }
             /* The same kernel over slices of k (never on copies). */
             hg__slices sl;
-            if (est >= 0.0 && !repacked && !h->no_slices && hg__slices_plan(k, p, &d, &sl)) {
-                const double est_sliced = hg__slices_estimate(k, p, &sl, &d);
+            if (est >= 0.0 && !repacked && h->slices_mode != HG__SLICES_NEVER && hg__slices_plan(k, p, &d, &sl)) {
+                double est_sliced = hg__slices_estimate(k, p, &sl, &d);
+                if (h->slices_mode == HG__SLICES_ALWAYS) est_sliced = est + 1.0;
                 if (est_sliced > best) {
                     best = est_sliced;
                     cp->kernel = k;
@@ -358,8 +359,8 @@ static hg_status plan(hg_handle h, const char *who, hg__problem *p, size_t ws_li
     cp->kernel = k;
     /* The run-time decomposition is the call's, as the kernel's stream-K is:
      * slices of k where the model prefers them. */
-    if (p->k > 0 && !h->no_slices && hg__slices_plan(k, p, &d, &cp->sl) &&
-        hg__slices_estimate(k, p, &cp->sl, &d) > hg__estimate(k, p, &d))
+    if (p->k > 0 && h->slices_mode != HG__SLICES_NEVER && hg__slices_plan(k, p, &d, &cp->sl) &&
+        (h->slices_mode == HG__SLICES_ALWAYS || hg__slices_estimate(k, p, &cp->sl, &d) > hg__estimate(k, p, &d)))
         cp->sliced = 1;
     return ok(h);
 }
@@ -539,10 +540,10 @@ hg_status hg_matmul_plan(hg_handle h, const hg_matmul_desc *desc, hg_kernel *cho
     return s != HG_STATUS_SUCCESS ? s : plan_kernel(h, "hg_matmul_plan", &p, chosen);
 }
 
-void hg__set_slices(hg_handle h, int allow)
+void hg__set_slices(hg_handle h, int mode)
 {
     if (h == NULL) return;
-    h->no_slices = !allow;
+    h->slices_mode = mode;
     h->last_kernel = NULL; /* AUTO's kept choice may have been sliced */
 }
 

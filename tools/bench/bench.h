@@ -95,7 +95,7 @@ typedef struct {
     hg_activation act;      /* --act */
     hg_compute compute;     /* --compute: hg_matmul's accumulation, and cuBLAS's */
     hg_c_type c_type;       /* --c-type: C's elements (hg_matmul's c_type), and cuBLAS's */
-    int no_slices;          /* --slices off: every kernel on the whole k (src/slices.c) */
+    int slices;             /* --slices: HG__SLICES_BY_MODEL (on), _NEVER (off), _ALWAYS (force) */
     int repeat, warmup;
     double cooldown;
     double timeout; /* seconds one wait for the GPU may take; 0: forever */

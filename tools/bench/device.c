@@ -523,7 +523,7 @@ int bench_init(bench *b, const options *o)
         snprintf(b->err, sizeof b->err, "hg_create: %s: %s", hg_status_string(hs), hg_last_error(NULL));
         return hs == HG_STATUS_NO_DEVICE ? BENCH_EXIT_NO_GPU : BENCH_EXIT_FAIL;
     }
-    hg__set_slices(b->h, !o->no_slices);
+    hg__set_slices(b->h, o->slices);
     /* The device as the handle sees it, for the direct launches of the V6
      * ablations, with a workspace of their own; set up once, outside the
      * timed launches. */

@@ -89,10 +89,11 @@ void usage(FILE *f)
             "                           and an activation; cublas-best runs cuBLASLt's own\n"
             "                           (CUBLASLT_EPILOGUE_GELU_BIAS and the like), cublas\n"
             "                           (cublasGemmEx, none) does not run\n"
-            "  --slices on|off          on: a long k over few tiles may run as k slices summed\n"
+            "  --slices on|off|force    on: a long k over few tiles may run as k slices summed\n"
             "                           by a second launch, where AUTO's model prefers it, for\n"
             "                           a pinned kernel too (default); off: never, each kernel\n"
-            "                           on the whole k (its own stream-K only)\n"
+            "                           on the whole k (its own stream-K only); force: wherever\n"
+            "                           the slices can run (to time what the model declines)\n"
             "  --repeat N               timed launches per kernel (default 30)\n"
             "  --warmup N               warm-up launches per kernel (default 5)\n"
             "  --cooldown S             seconds of idle before each kernel (default 3)\n"
@@ -291,9 +292,10 @@ int parse_option(options *o, const char *name, const char *v)
         else if (strcasecmp(v, "f32") == 0 || strcasecmp(v, "fp32") == 0) o->c_type = HG_C_F32;
         else return usage_error("bad --c-type '%s' (inputs or f32)", v);
     } else if (strcmp(name, "--slices") == 0) {
-        if (strcasecmp(v, "on") == 0) o->no_slices = 0;
-        else if (strcasecmp(v, "off") == 0) o->no_slices = 1;
-        else return usage_error("bad --slices '%s' (on or off)", v);
+        if (strcasecmp(v, "on") == 0) o->slices = HG__SLICES_BY_MODEL;
+        else if (strcasecmp(v, "off") == 0) o->slices = HG__SLICES_NEVER;
+        else if (strcasecmp(v, "force") == 0) o->slices = HG__SLICES_ALWAYS;
+        else return usage_error("bad --slices '%s' (on, off or force)", v);
     } else if (strcmp(name, "--act") == 0) {
         if (strcasecmp(v, "none") == 0) o->act = HG_ACT_NONE;
         else if (strcasecmp(v, "relu") == 0) o->act = HG_ACT_RELU;

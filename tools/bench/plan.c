@@ -28,7 +28,7 @@ int plan_kernels(const options *o)
     }
     d.workspace = NULL;
     d.workspace_bytes = SIZE_MAX;
-    hg__set_slices(h, !o->no_slices);
+    hg__set_slices(h, o->slices);
 
     size_t na, nb, nc;
     int64_t lda, ldb, ldc;
