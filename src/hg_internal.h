@@ -40,6 +40,9 @@ typedef struct {
     int sliced_k;
 } hg__problem;
 
+/* x rounded up to a multiple of `to` (sizes and offsets in the workspace). */
+static inline size_t hg__round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
 /* Bytes of one element of C (2, or 4 for HG_C_F32). */
 static inline int hg__c_bytes(const hg__problem *p) { return p->c_type == HG_C_F32 ? 4 : 2; }
 
@@ -294,6 +297,10 @@ size_t hg__v6_workspace(const hg__problem *p, const hg__device *d);
  * `workers` workers then needs per_worker bytes each. */
 size_t hg__ws_counter_bytes(const hg__device *d);
 size_t hg__sk_workspace_bytes(const hg__device *d, int64_t workers, size_t per_worker);
+/* Where a call's own scratch (repack.c's copies, slices.c's partials) starts
+ * in a workspace whose kernel takes kernel_bytes: after them, aligned, and
+ * never inside the counters, which every later call expects zero. */
+size_t hg__ws_past_kernel(const hg__device *d, size_t kernel_bytes);
 /* What a kernel's own plan can use at most: the counters and the largest
  * stream-K plan of any registered kernel, every worker of it. */
 size_t hg__ws_max_kernel_bytes(const hg__device *d);

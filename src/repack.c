@@ -30,8 +30,6 @@
  * has the others). */
 static int breaks_tma(const void *ptr, int64_t ld) { return !hg__tma_base_ok(ptr) || !hg__tma_ld_ok(ld); }
 
-static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-
 /* One operand stored rows x cols (leading dimension ld), copied with a
  * padded pitch: its bytes in the workspace, 0 when it needs no copy. */
 static void plan_operand(const void *ptr, int64_t rows, int64_t cols, int64_t ld, int64_t *new_ld, size_t *bytes)
@@ -39,8 +37,8 @@ static void plan_operand(const void *ptr, int64_t rows, int64_t cols, int64_t ld
     *new_ld = ld;
     *bytes = 0;
     if (!breaks_tma(ptr, ld)) return;
-    *new_ld = (int64_t)round_up((size_t)cols, 8);
-    *bytes = round_up((size_t)rows * (size_t)*new_ld * 2, HG_WS_ALIGN);
+    *new_ld = (int64_t)hg__round_up((size_t)cols, 8);
+    *bytes = hg__round_up((size_t)rows * (size_t)*new_ld * 2, HG_WS_ALIGN);
 }
 
 int hg__repack_plan(const hg__problem *p, hg__repack *r)
@@ -60,17 +58,9 @@ int hg__repack_plan(const hg__problem *p, hg__repack *r)
     return 1;
 }
 
-/* Where the copies start: after the kernel's part, and never inside the
- * counters, which every later call on this workspace expects zero. */
-static size_t copies_offset(const hg__device *d, size_t kernel_bytes)
-{
-    const size_t counters = hg__ws_counter_bytes(d);
-    return round_up(kernel_bytes > counters ? kernel_bytes : counters, HG_WS_ALIGN);
-}
-
 size_t hg__repack_workspace(const hg__repack *r, const hg__device *d, size_t kernel_bytes)
 {
-    return copies_offset(d, kernel_bytes) + r->a_bytes + r->b_bytes;
+    return hg__ws_past_kernel(d, kernel_bytes) + r->a_bytes + r->b_bytes;
 }
 
 double hg__repack_factor(const hg__repack *r, const hg__problem *p, double estimate)
@@ -88,7 +78,7 @@ hg_status hg__repack_copy(const hg__problem *p, const hg__repack *r, const hg__d
                           size_t kernel_bytes, struct CUstream_st *stream, hg__problem *inner, hg__err *e)
 {
     *inner = r->inner;
-    char *at = (char *)ws + copies_offset(d, kernel_bytes);
+    char *at = (char *)ws + hg__ws_past_kernel(d, kernel_bytes);
     hg_status st = HG_STATUS_SUCCESS;
     if (r->a_bytes) {
         st = hg__repack_rows(at, r->lda, p->A, p->lda, r->rows_a, r->cols_a, d->sm_count, stream, e);

@@ -46,8 +46,6 @@
 #define HG_SLICES_SUM_FIXED_S 3.0e-6
 #define HG_SLICES_SUM_BYTES_PER_S 1.2e12
 
-static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-
 /* Which rows can run slices: those that batch and write fp32 (and split k
  * themselves, the family's). */
 static int slices_row(const hg__kernel_entry *k)
@@ -78,8 +76,8 @@ int hg__slices_plan(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     const int64_t ks = p->k / n_slices;
     const hg__stored st = hg__stored_of(p);
     s->slices = n_slices;
-    s->ldw = (int64_t)round_up((size_t)p->n, HG_SLICES_LDW_ALIGN);
-    s->bytes = round_up((size_t)n_slices * (size_t)p->m * (size_t)s->ldw * sizeof(float), HG_WS_ALIGN);
+    s->ldw = (int64_t)hg__round_up((size_t)p->n, HG_SLICES_LDW_ALIGN);
+    s->bytes = hg__round_up((size_t)n_slices * (size_t)p->m * (size_t)s->ldw * sizeof(float), HG_WS_ALIGN);
     hg__problem *q = &s->inner;
     *q = *p;
     q->k = ks;
@@ -114,23 +112,15 @@ size_t hg__slices_max_bytes(const hg__device *d)
         const hg__kernel_entry *k = &hg__kernels[i];
         if (!slices_row(k)) continue;
         const size_t slots = (size_t)(int64_t)(d->sm_count * k->units_per_sm);
-        const size_t b = round_up(slots * (size_t)k->unit_m * (size_t)k->unit_n * sizeof(float), HG_WS_ALIGN);
+        const size_t b = hg__round_up(slots * (size_t)k->unit_m * (size_t)k->unit_n * sizeof(float), HG_WS_ALIGN);
         if (b > most) most = b;
     }
     return most + HG_WS_ALIGN; /* the partials' start rounded up past the kernel's part */
 }
 
-/* Where the partials start: after the kernel's part, and never inside the
- * counters, which every later call on this workspace expects zero. */
-static size_t partials_offset(const hg__device *d, size_t kernel_bytes)
-{
-    const size_t counters = hg__ws_counter_bytes(d);
-    return round_up(kernel_bytes > counters ? kernel_bytes : counters, HG_WS_ALIGN);
-}
-
 size_t hg__slices_workspace(const hg__slices *s, const hg__device *d, size_t kernel_bytes)
 {
-    return partials_offset(d, kernel_bytes) + s->bytes;
+    return hg__ws_past_kernel(d, kernel_bytes) + s->bytes;
 }
 
 double hg__slices_estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__slices *s,
@@ -151,7 +141,7 @@ double hg__slices_estimate(const hg__kernel_entry *k, const hg__problem *p, cons
 hg_status hg__slices_run(const hg__kernel_entry *k, const hg__problem *p, const hg__slices *s, const hg__device *d,
                          void *ws, size_t kernel_bytes, struct CUstream_st *stream, hg__err *e)
 {
-    float *w = (float *)((char *)ws + partials_offset(d, kernel_bytes));
+    float *w = (float *)((char *)ws + hg__ws_past_kernel(d, kernel_bytes));
     hg__problem q = s->inner;
     q.C = w;
     hg__device kd = *d;

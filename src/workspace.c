@@ -24,17 +24,21 @@
 
 #include "hg_internal.h"
 
-static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-
 size_t hg__ws_counter_bytes(const hg__device *d)
 {
-    return round_up((size_t)d->sm_count * HG_WS_COUNTERS_PER_SM * sizeof(uint32_t), HG_WS_ALIGN);
+    return hg__round_up((size_t)d->sm_count * HG_WS_COUNTERS_PER_SM * sizeof(uint32_t), HG_WS_ALIGN);
 }
 
 size_t hg__sk_workspace_bytes(const hg__device *d, int64_t workers, size_t per_worker)
 {
     if (workers <= 0) return 0;
     return hg__ws_counter_bytes(d) + (size_t)workers * per_worker;
+}
+
+size_t hg__ws_past_kernel(const hg__device *d, size_t kernel_bytes)
+{
+    const size_t counters = hg__ws_counter_bytes(d);
+    return hg__round_up(kernel_bytes > counters ? kernel_bytes : counters, HG_WS_ALIGN);
 }
 
 size_t hg__ws_limit(const hg__ws *w) { return w->user ? w->user_bytes : SIZE_MAX; }
@@ -166,7 +170,7 @@ void hg__ws_begin(hg__ws *w, const hg__device *d, struct CUstream_st *stream, si
     if (slot == NULL) return;
     if (slot->bytes < need) {
         /* Grow in stream order: the old slot's last user is on this stream. */
-        size_t want = round_up(need, HG_WS_ALIGN);
+        size_t want = hg__round_up(need, HG_WS_ALIGN);
         void *p = alloc_zeroed(w, d, s, want);
         if (p == NULL) return;
         if (slot->ptr) (void)cudaFreeAsync(slot->ptr, s);

@@ -693,7 +693,6 @@ static int64_t planned_slices(hg_handle h, const gcase *c, hg_dtype dt, int with
                               hg_c_type ct)
 {
     const int64_t cols_a = c->opA == HG_OP_N ? c->k : c->m, cols_b = c->opB == HG_OP_N ? c->n : c->k;
-    const int eb = ct == HG_C_F32 ? 4 : 2;
     hg_matmul_desc d = HG_MATMUL_DESC_INIT;
     /* as run_case_c lays the call out (16-byte aligned made-up pointers: the
      * plan reads none) */
@@ -702,7 +701,6 @@ static int64_t planned_slices(hg_handle h, const gcase *c, hg_dtype dt, int with
     d.B = (const void *)(uintptr_t)0x200000000ull, d.ldb = round_up(cols_b + c->pad, 8);
     d.C = (void *)(uintptr_t)0x300000000ull, d.ldc = c->n + c->pad + c->ldc_extra, d.dtype = dt;
     d.bias = with_bias ? (const void *)(uintptr_t)0x400000000ull : NULL, d.activation = act, d.c_type = ct;
-    (void)eb;
     int64_t slices = -1;
     const hg_status st = hg__matmul_plan_slices(h, &d, &slices);
     CHECK(st == HG_STATUS_SUCCESS, "plan_slices: %s (%s)", hg_status_string(st), hg_last_error(h));

@@ -105,6 +105,9 @@ static __device__ __forceinline__ void hg_fam_sk_gather(typename Cfg::acc_t *acc
 #pragma unroll
     for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0; /* 0.0f, or two fp16 zeros */
     if constexpr (G::AHEAD == 1) {
+        /* A piece at a time, as written before the loads ahead: these rows
+         * sit at ptxas's register edge, and this form keeps their code as it
+         * was measured spill-free. */
         for (int64_t v = v0; v <= v1; v += step) {
             const float4 *from = hg_fam_sk_partial<Cfg>(ws, v, rank, hg_sk_slot_of(&plan, v, j), part) + ctid;
 #pragma unroll

@@ -355,6 +355,14 @@ static inline hg_status hg_c_tensor_map(const hg__problem *p, uint32_t box_cols,
     return hg__tmap_encode(map_c, p->C, p->dtype, &tc, e);
 }
 
+/* Blocks of `threads` for a grid-stride walk over `items`: one item a
+ * thread, but no more than ctas_per_sm blocks per SM. */
+static inline int64_t hg_grid_stride_blocks(int64_t items, int threads, int sm_count, int ctas_per_sm)
+{
+    const int64_t blocks = hg_cdiv(items, threads), most = (int64_t)(sm_count > 0 ? sm_count : 1) * ctas_per_sm;
+    return blocks > most ? most : blocks;
+}
+
 /* After a launch: a launch error becomes HG_STATUS_EXECUTION_FAILED. */
 static inline hg_status hg_launch_status(const char *kernel, hg__err *e)
 {

@@ -82,9 +82,7 @@ extern "C" hg_status hg__repack_rows(void *dst, int64_t dst_ld, const void *src,
 {
     if (rows <= 0 || cols <= 0) return HG_STATUS_SUCCESS;
     const int64_t items = rows * hg_cdiv(cols, HG_REPACK_VEC_ELEMS);
-    int64_t blocks = hg_cdiv(items, HG_REPACK_THREADS);
-    const int64_t most = (int64_t)(sm_count > 0 ? sm_count : 1) * HG_REPACK_CTAS_PER_SM;
-    if (blocks > most) blocks = most;
+    const int64_t blocks = hg_grid_stride_blocks(items, HG_REPACK_THREADS, sm_count, HG_REPACK_CTAS_PER_SM);
     hg_repack_kernel<<<(unsigned)blocks, HG_REPACK_THREADS, 0, (cudaStream_t)stream>>>(
         (uint16_t *)dst, dst_ld, (const uint16_t *)src, src_ld, rows, cols);
     return hg_launch_status("repack", e);

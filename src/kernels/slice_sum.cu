@@ -57,30 +57,27 @@ __global__ void __launch_bounds__(HG_SLICE_SUM_THREADS)
     });
 }
 
-template <int DT, class CT> static const void *hg_slice_sum_fn(void)
+template <int DT, class CT>
+static void hg_slice_sum_launch(const hg_epilogue &epi, const float *w, int64_t ldw, int64_t slices, int64_t blocks,
+                                cudaStream_t stream)
 {
-    return (const void *)hg_slice_sum_kernel<DT, CT>;
+    hg_slice_sum_kernel<DT, CT><<<(unsigned)blocks, HG_SLICE_SUM_THREADS, 0, stream>>>(epi, w, ldw, slices);
 }
 
 extern "C" hg_status hg__slice_sum(const hg__problem *p, const float *w, int64_t ldw, int64_t slices, int sm_count,
                                    struct CUstream_st *stream, hg__err *e)
 {
-    hg_epilogue epi = hg_epilogue_of(p);
-    const bool bf16 = p->dtype == HG_BF16, f32 = p->c_type == HG_C_F32;
-    const void *fn = f32 ? (bf16 ? hg_slice_sum_fn<1, float>() : hg_slice_sum_fn<0, float>())
-                         : (bf16 ? hg_slice_sum_fn<1, uint16_t>() : hg_slice_sum_fn<0, uint16_t>());
-    const int64_t items = p->m * hg_cdiv(p->n, HG_SLICE_SUM_VEC);
-    int64_t blocks = hg_cdiv(items, HG_SLICE_SUM_THREADS);
-    const int64_t most = (int64_t)sm_count * HG_SLICE_SUM_CTAS_PER_SM;
-    if (blocks > most) blocks = most;
-    if (blocks < 1) blocks = 1;
-    void *args[4] = {(void *)&epi, (void *)&w, (void *)&ldw, (void *)&slices};
-    cudaError_t err = cudaLaunchKernel(fn, dim3((unsigned)blocks), dim3(HG_SLICE_SUM_THREADS), args, 0,
-                                       (cudaStream_t)stream);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        hg__err_set(e, "slice_sum: launch failed: %s", cudaGetErrorString(err));
-        return HG_STATUS_EXECUTION_FAILED;
+    const hg_epilogue epi = hg_epilogue_of(p);
+    const int64_t items = p->m * hg_cdiv(p->n, HG_SLICE_SUM_VEC); /* m, n > 0: at least one */
+    const int64_t blocks = hg_grid_stride_blocks(items, HG_SLICE_SUM_THREADS, sm_count, HG_SLICE_SUM_CTAS_PER_SM);
+    const cudaStream_t s = (cudaStream_t)stream;
+    const bool bf16 = p->dtype == HG_BF16;
+    if (p->c_type == HG_C_F32) {
+        if (bf16) hg_slice_sum_launch<1, float>(epi, w, ldw, slices, blocks, s);
+        else hg_slice_sum_launch<0, float>(epi, w, ldw, slices, blocks, s);
+    } else {
+        if (bf16) hg_slice_sum_launch<1, uint16_t>(epi, w, ldw, slices, blocks, s);
+        else hg_slice_sum_launch<0, uint16_t>(epi, w, ldw, slices, blocks, s);
     }
     return hg_launch_status("slice_sum", e);
 }
