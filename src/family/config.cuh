@@ -97,7 +97,10 @@ struct hg_fam_cfg {
     /* ---- warp groups ---- */
     static constexpr int WARP_THREADS = 32;
     static constexpr int WG_THREADS = 4 * WARP_THREADS; /* a warp group */
-    static constexpr int CONSUMERS = 2;
+    /* Consumer warp groups: one where the tile is a single m64 atom of rows
+     * (a 64-row tile: skinny products, cuBLAS's 64 x 64 decode tiles), else
+     * two (each its own rows, or with ping-pong each its own tiles). */
+    static constexpr int CONSUMERS = (BM == MMA_M && !PINGPONG) ? 1 : 2;
     static constexpr int THREADS = (CONSUMERS + 1) * WG_THREADS;
     static constexpr int PRODUCER_FIRST_THREAD = CONSUMERS * WG_THREADS;
     static constexpr int TILE_CONSUMERS = PINGPONG ? 1 : CONSUMERS; /* consumers that share a tile */
