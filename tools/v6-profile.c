@@ -182,16 +182,22 @@ static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int6
         else
             printf("%-20s %12.0f %12u %12u %7.2f%%\n", names[f], mean, lo, hi, 100.0 * mean / total);
     }
-    uint64_t first = UINT64_MAX, last = 0;
+    uint64_t first = UINT64_MAX, last_start = 0, first_end = UINT64_MAX, last = 0;
     double mhz = 0;
     for (int i = 0; i < ctas; i++) {
         const uint32_t *row = &rows[i * HG_V6_PROF_FIELDS];
         uint64_t t0 = ns_at(row, HG_V6_PROF_T0_LO), t1 = ns_at(row, HG_V6_PROF_T1_LO);
         first = t0 < first ? t0 : first, last = t1 > last ? t1 : last;
+        last_start = t0 > last_start ? t0 : last_start, first_end = t1 < first_end ? t1 : first_end;
         if (t1 > t0) mhz += 1e3 * row[HG_V6_PROF_TOTAL] / (double)(t1 - t0);
     }
     printf("SM clock from the counters %.0f MHz; first CTA start to last CTA end %.4f ms\n", mhz / ctas,
            (double)(last - first) / 1e6);
+    /* How far apart the CTAs start and end: a launch's ramp and its tail,
+     * beside the time per launch above (which also holds the gaps between
+     * launches). */
+    printf("CTA starts spread over %.2f us, ends over %.2f us\n", (double)(last_start - first) / 1e3,
+           (double)(last - first_end) / 1e3);
     free(rows);
     return 0;
 }
