@@ -183,6 +183,16 @@ typedef struct {
  * HG_SWAP_WHOLE_WAVE of the slots, up to HG_SWAP_MAX_M_UNITS_WHOLE units. */
 #define HG_SWAP_WHOLE_WAVE 1.25
 #define HG_SWAP_MAX_M_UNITS_WHOLE 16
+/* ... and on the memory floor, such a wave of one unit of m streams this
+ * much faster than rows whose tiles stream-K cuts: 16 x 8192 x 8192 fp16 ran
+ * 37.8 us on 64 x 16 tiles (128, whole) against 40.2 on 128 x 16 (64, cut),
+ * 64 x 8192 x 28672 bf16 121.8 on 64 x 64 against 125.7 on 128 x 64 (H200,
+ * 2026-12-01). */
+#define HG_SWAP_WHOLE_WAVE_GAIN 0.04
+/* ... where A's tile has at most this many rows past m: TMA fills them with
+ * zeros in every stage, which costs (1 x 6144 x 4096 bf16: 64 x 64 tiles
+ * 34.8 us, 64 x 16 21.1). */
+#define HG_SWAP_WHOLE_WAVE_PAD_ROWS 16
 #define HG_MODEL_L2_BW 1.0e13
 /* An operand larger than this does not stay in L2 between two tiles that
  * read it at different k (half the H200's 50 MB L2; a rule fitted to two

@@ -196,6 +196,10 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     const double bytes = batch * (a_bytes * a_reads + c_bytes + b_bytes * (split_tiles ? b_passes * b_reads : 1.0));
     const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);
     double t_mem = bytes / ((k->swap_ab ? HG_BW_SWAP : HG_BW_TILED) * HG_MODEL_COPY_BW);
+    /* A swapped row over one unit of m, nearly full, whose whole tiles make
+     * one wave runs no stream-K fixup (hg_internal.h). */
+    if (k->swap_ab && m_units == 1.0 && one_whole_wave && k->unit_m - p->m <= HG_SWAP_WHOLE_WAVE_PAD_ROWS)
+        t_mem *= 1.0 - HG_SWAP_WHOLE_WAVE_GAIN;
     const double t_l2 = batch * b_bytes * b_passes / HG_MODEL_L2_BW;
     if (!split_tiles && t_l2 > t_mem) t_mem = t_l2;
     /* (flops over the floor's time, not rate * t_math / t_mem: kernels on

@@ -387,17 +387,24 @@ static void test_dispatch(void)
      * 128 x 128 18.4), but not when the narrower row's tiles are split (64 x
      * 8192 x 28672: 128 x 64 129 us, 128 x 32 162); a swapped row is never
      * picked past HG_SWAP_MAX_M_UNITS units or HG_SWAP_MAX_M, nor for a large
-     * m; an odd ldc keeps the swapped row (it writes C per thread). */
+     * m; an odd ldc keeps the swapped row (it writes C per thread). Over
+     * one unit of m, a one-consumer (64-row) tile whose whole tiles make one
+     * wave (n = 8192), when m nearly fills it (fresh 3, 2026-12-01: 1 x 8192
+     * x 8192 fp16 on 64 x 16 38.5 us, 128 x 16 40.3; 16 x 8192 x 8192 bf16
+     * 39.3, 40.5; 48 and 64 x 8192 x 8192 fp16 on 64 x 64 39.0 and 39.5, 128
+     * x 32 39.9; 64 x 8192 x 28672 bf16 123.0, 128 x 64 126.9); not where
+     * stream-K cuts them anyway (1 x 6144 x 4096: 96 tiles). */
     {
         static const struct {
             int64_t m, n, k, ldc;
             hg_kernel want;
-        } dec[] = {{1, 8192, 8192, 8192, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
-                   {16, 8192, 8192, 8192, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
+        } dec[] = {{1, 8192, 8192, 8192, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN},
+                   {16, 8192, 8192, 8192, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN},
+                   {1, 6144, 4096, 6144, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
                    {32, 4096, 14336, 4096, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
-                   {48, 8192, 8192, 8192, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
-                   {64, 8192, 8192, 8192, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
-                   {64, 8192, 28672, 8192, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
+                   {48, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
+                   {64, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
+                   {64, 8192, 28672, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {64, 57344, 8192, 57344, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 8192, 8192, 8192, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 1024, 4096, 1024, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
@@ -408,7 +415,9 @@ static void test_dispatch(void)
                 check_auto_pick(h, A, B, C, dec[i].m, dec[i].n, dec[i].k, dec[i].ldc, HG_BF16, dec[i].want);
         hg__problem big;
         memset(&big, 0, sizeof big);
-        big.opA = HG_OP_N, big.opB = HG_OP_T, big.m = 4096, big.n = 4096, big.k = 4096;
+        /* n = 1024: too few tiles for a whole wave, which would let a swapped
+         * row serve a larger m (hg__estimate). */
+        big.opA = HG_OP_N, big.opB = HG_OP_T, big.m = 4096, big.n = 1024, big.k = 4096;
         hg__device dv = fake_device(9, 0);
         for (int i = 0; i < hg__kernel_count; i++) {
             const hg__kernel_entry *e = &hg__kernels[i];
