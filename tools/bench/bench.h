@@ -98,6 +98,7 @@ typedef struct {
     int slices;             /* --slices: HG__SLICES_BY_MODEL (on), _NEVER (off), _ALWAYS (force) */
     int repeat, warmup;
     double cooldown;
+    double sustain; /* --sustain: seconds of launches back to back per kernel (0: none) */
     double timeout; /* seconds one wait for the GPU may take; 0: forever */
     int fresh;
     bool check_full;
@@ -117,6 +118,8 @@ typedef struct {
     bool timed;          /* ms, ms_lo, ms_hi hold a measurement */
     double ms, ms_lo, ms_hi; /* median, and the lowest and highest of what it was taken over */
     double host_us;      /* host time per call, launches queued back to back (NaN: not measured) */
+    double sustained_ms; /* time per launch over --sustain seconds of them back to back, one pair of
+                          * events around them all (NaN: not measured) */
     int nproc;           /* processes that contributed (--fresh) */
     bool checked;
     int64_t samples;     /* entries compared with the float64 reference */
@@ -210,7 +213,7 @@ typedef struct {
     double best_ms; /* cublas-best's ms, NaN when it has none */
 } report;
 
-#define NFIELDS 41
+#define NFIELDS 42
 typedef struct {
     const char *key;
     char val[320];
@@ -284,6 +287,7 @@ lstatus wait_stream(bench *b, const char *what, char *err, size_t n);
 lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool profile, double *times,
                              char *err, size_t n);
 lstatus time_host(bench *b, const launcher *l, double *us, char *err, size_t n);
+lstatus time_sustained(bench *b, const launcher *l, double seconds, double ms_each, double *ms, char *err, size_t n);
 int bench_init(bench *b, const options *o);
 /* cuBLASLt's heuristic candidates for the problem (at most max, the
  * workspace LT_WORKSPACE): how many, or -1 with b->err set. */

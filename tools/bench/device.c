@@ -426,6 +426,28 @@ lstatus time_host(bench *b, const launcher *l, double *us, char *err, size_t n)
     return L_OK;
 }
 
+/* --sustain: about `seconds` of launches (ms_each apart, from the timed
+ * median) queued back to back between one pair of events, so neither an
+ * idle GPU nor an event between launches shows: what a caller that keeps
+ * the GPU busy sees, power limit and clock included. A kernel whose host
+ * time per call exceeds its GPU time measures the host here. */
+lstatus time_sustained(bench *b, const launcher *l, double seconds, double ms_each, double *ms, char *err, size_t n)
+{
+    double want = seconds * 1e3 / (ms_each > 1e-4 ? ms_each : 1e-4);
+    const int64_t launches = want < 1.0 ? 1 : want > 1e6 ? 1000000 : (int64_t)want;
+    lstatus st = wait_stream(b, "the previous launches", err, n);
+    if (st == L_OK) st = cuda_status(cudaEventRecord(b->ev[0], b->stream), "cudaEventRecord", err, n);
+    for (int64_t i = 0; i < launches && st == L_OK; i++) st = launch_copy(b, l, (int)(i % b->copies), err, n);
+    if (st == L_OK) st = cuda_status(cudaEventRecord(b->ev[1], b->stream), "cudaEventRecord", err, n);
+    lstatus sync = wait_stream(b, "the sustained launches", err, n);
+    if (st != L_OK) return st;
+    if (sync != L_OK) return sync;
+    float total = 0.0f;
+    st = cuda_status(cudaEventElapsedTime(&total, b->ev[0], b->ev[1]), "cudaEventElapsedTime", err, n);
+    if (st == L_OK) *ms = (double)total / (double)launches;
+    return st;
+}
+
 lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool profile, double *times,
                              char *err, size_t n)
 {

@@ -48,6 +48,7 @@ void add_problem_args(arglist *a, const options *o, const char *kernels, bool fo
     arg_add(a, "--warmup=%d", for_ncu ? 1 : o->warmup);
     arg_add(a, "--cooldown=%.9g", for_ncu ? 0.0 : o->cooldown);
     arg_add(a, "--timeout=%.9g", o->timeout);
+    if (o->sustain > 0.0 && !for_ncu) arg_add(a, "--sustain=%.9g", o->sustain);
     /* Each process draws its own inputs; with --seed, reproducibly so. */
     arg_add(a, "--seed=%llu", (unsigned long long)(o->seed + 1000003ull * (uint64_t)proc));
     if (o->check_full && !for_ncu) arg_add(a, "--check");
@@ -105,19 +106,20 @@ void print_child_row(const result *r)
     char note[NOTE_LEN];
     copy_str(note, sizeof note, r->note);
     sanitize(note);
-    printf(CHILD_TAG "\trow\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%lld\t%d\t%lld\t%.9g\t%.9g\t%s\n",
+    printf(CHILD_TAG
+           "\trow\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%lld\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%s\n",
            r->name, (int)r->status, (int)r->timed, r->ms, r->ms_lo, r->ms_hi, (int)r->checked, (long long)r->samples,
            r->max_err, r->mean_err, r->rel_fro, (long long)r->bad, (int)r->vs_done, (long long)r->vs_bad, r->vs_max,
-           r->host_us, note[0] ? note : "-");
+           r->host_us, r->sustained_ms, note[0] ? note : "-");
 }
 
 static bool parse_child_row(char *line, result *r)
 {
-    char *f[20];
+    char *f[21];
     int nf = 0;
     char *save = NULL;
-    for (char *t = strtok_r(line, "\t\n", &save); t && nf < 20; t = strtok_r(NULL, "\t\n", &save)) f[nf++] = t;
-    if (nf != 19 || strcmp(f[0], CHILD_TAG) != 0 || strcmp(f[1], "row") != 0) return false;
+    for (char *t = strtok_r(line, "\t\n", &save); t && nf < 21; t = strtok_r(NULL, "\t\n", &save)) f[nf++] = t;
+    if (nf != 20 || strcmp(f[0], CHILD_TAG) != 0 || strcmp(f[1], "row") != 0) return false;
     result_init(r, f[2]);
     r->status = (rstatus)atoi(f[3]);
     r->timed = atoi(f[4]) != 0;
@@ -134,7 +136,8 @@ static bool parse_child_row(char *line, result *r)
     r->vs_bad = strtoll(f[15], NULL, 10);
     r->vs_max = strtod(f[16], NULL);
     r->host_us = strtod(f[17], NULL);
-    copy_str(r->note, sizeof r->note, strcmp(f[18], "-") ? f[18] : "");
+    r->sustained_ms = strtod(f[18], NULL);
+    copy_str(r->note, sizeof r->note, strcmp(f[19], "-") ? f[19] : "");
     return r->status >= ST_OK && r->status <= ST_ERROR;
 }
 
@@ -143,7 +146,8 @@ static bool parse_child_row(char *line, result *r)
 static void aggregate(result *per, int nproc, result *out)
 {
     double *ms = malloc((size_t)nproc * sizeof *ms), *host = malloc((size_t)nproc * sizeof *host);
-    int nms = 0, nchk = 0, nhost = 0;
+    double *sus = malloc((size_t)nproc * sizeof *sus);
+    int nms = 0, nchk = 0, nhost = 0, nsus = 0;
     double sum_mean = 0.0;
     bool any_ok = false, any_fail = false, any_err = false;
     result_init(out, per[0].name);
@@ -154,6 +158,7 @@ static void aggregate(result *per, int nproc, result *out)
         any_err |= r->status == ST_ERROR;
         if (r->timed && ms) ms[nms++] = r->ms;
         if (!isnan(r->host_us) && host) host[nhost++] = r->host_us;
+        if (!isnan(r->sustained_ms) && sus) sus[nsus++] = r->sustained_ms;
         if (out->note[0] == '\0' && r->note[0]) copy_str(out->note, sizeof out->note, r->note);
         if (r->checked) {
             out->checked = true;
@@ -179,9 +184,11 @@ static void aggregate(result *per, int nproc, result *out)
         out->ms_hi = ms[nms - 1];
     }
     if (nhost) out->host_us = median(host, nhost);
+    if (nsus) out->sustained_ms = median(sus, nsus);
     out->status = any_err ? ST_ERROR : any_fail ? ST_FAIL : any_ok ? ST_OK : ST_NA;
     free(ms);
     free(host);
+    free(sus);
 }
 
 bool self_path(char *out, size_t n)

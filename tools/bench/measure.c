@@ -252,7 +252,8 @@ static void run_entry(bench *b, const sel *s, result *r)
     free(times);
     fprintf(stderr, TOOL ": %s: %.4f ms, %.1f TFLOPS\n", s->name, r->ms, tflops(o, r->ms));
     if (o->mode == MODE_NCU_CHILD) return;
-    if (time_host(b, &l, &r->host_us, err, sizeof err) != L_OK) {
+    if (time_host(b, &l, &r->host_us, err, sizeof err) != L_OK ||
+        (o->sustain > 0.0 && time_sustained(b, &l, o->sustain, r->ms, &r->sustained_ms, err, sizeof err) != L_OK)) {
         r->status = ST_ERROR;
         copy_str(r->note, sizeof r->note, err);
         note_health(b);

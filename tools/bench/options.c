@@ -97,6 +97,11 @@ void usage(FILE *f)
             "  --repeat N               timed launches per kernel (default 30)\n"
             "  --warmup N               warm-up launches per kernel (default 5)\n"
             "  --cooldown S             seconds of idle before each kernel (default 3)\n"
+            "  --sustain S              after the timed launches, launch each kernel back to\n"
+            "                           back for about S seconds between one pair of events\n"
+            "                           (no idle, no event between launches, as a server or a\n"
+            "                           training loop calls it): sustained_ms, its time per\n"
+            "                           launch under the board's power limit (default 0: not)\n"
             "  --timeout S              give up on a kernel that has not finished after S\n"
             "                           seconds, a hang (default 120; 0: wait forever)\n"
             "  --fresh N                run the measurement in N fresh processes and\n"
@@ -313,6 +318,9 @@ int parse_option(options *o, const char *name, const char *v)
     } else if (strcmp(name, "--cooldown") == 0) {
         if (!parse_f64(v, 0.0, 3600.0, &f)) return usage_error("bad --cooldown '%s' (0 to 3600 s)", v);
         o->cooldown = f;
+    } else if (strcmp(name, "--sustain") == 0) {
+        if (!parse_f64(v, 0.0, 600.0, &f)) return usage_error("bad --sustain '%s' (0 to 600 s)", v);
+        o->sustain = f;
     } else if (strcmp(name, "--timeout") == 0) {
         if (!parse_f64(v, 0.0, 1e6, &f)) return usage_error("bad --timeout '%s' (0 to 1e6 s)", v);
         o->timeout = f;

@@ -61,6 +61,7 @@ static int row_fields(const report *rep, const result *r, field *f)
     fnum(&f[n++], "ms_lo", "%.6f", r->timed ? r->ms_lo : NAN);
     fnum(&f[n++], "ms_hi", "%.6f", r->timed ? r->ms_hi : NAN);
     fnum(&f[n++], "host_us", "%.2f", r->host_us);
+    fnum(&f[n++], "sustained_ms", "%.6f", r->sustained_ms);
     fset(&f[n++], "alpha", true, "%.9g", (double)o->alpha);
     fset(&f[n++], "beta", true, "%.9g", (double)o->beta);
     fset(&f[n++], "repeat", true, "%d", o->repeat);
@@ -212,6 +213,7 @@ void print_header(const report *rep)
     printf("method:  cooldown %g s, %d warm-up, median of %d event-timed launches, host us per call over %d "
            "queued launches",
            o->cooldown, o->warmup, o->repeat, HOST_CALLS);
+    if (o->sustain > 0.0) printf("; sustained: about %g s back to back, one pair of events", o->sustain);
     if (o->fresh) printf("; median over %d fresh processes", o->fresh);
     printf("; %d cop%s of A, B, C\n", rep->copies, rep->copies == 1 ? "y" : "ies (L2 rotation)");
     if (o->compute == HG_COMPUTE_16F)
@@ -262,6 +264,7 @@ void print_table(const report *rep, const result *res)
     heads[c++] = "check";
     if (o->fresh) heads[c++] = "ms range";
     heads[c++] = "host us";
+    if (o->sustain > 0.0) heads[c++] = "sustained ms";
     if (o->ncu) {
         heads[c++] = "tensor %";
         heads[c++] = "SM MHz";
@@ -300,6 +303,10 @@ void print_table(const report *rep, const result *res)
         }
         if (!isnan(r->host_us)) tcell(&t, row, col++, "%.1f", r->host_us);
         else tcell(&t, row, col++, "-");
+        if (o->sustain > 0.0) {
+            if (!isnan(r->sustained_ms)) tcell(&t, row, col++, "%.4f", r->sustained_ms);
+            else tcell(&t, row, col++, "-");
+        }
         if (o->ncu) {
             if (r->ncu_done && !isnan(r->tensor_pct)) tcell(&t, row, col++, "%.1f", r->tensor_pct);
             else tcell(&t, row, col++, "-");
