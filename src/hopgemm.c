@@ -257,6 +257,22 @@ typedef struct {
     hg__slices sl;
 } call_plan;
 
+/* The problem cp's kernel runs for the call p: the copies', the slices'
+ * batch, or p itself. */
+static const hg__problem *plan_problem(const call_plan *cp, const hg__problem *p)
+{
+    return cp->repacked ? &cp->r.inner : cp->sliced ? &cp->sl.inner : p;
+}
+
+/* The call's workspace: the kernel's kernel_bytes, then any copies or
+ * partials after them. */
+static size_t plan_workspace(const call_plan *cp, const hg__device *d, size_t kernel_bytes)
+{
+    return cp->repacked ? hg__repack_workspace(&cp->r, d, kernel_bytes)
+           : cp->sliced ? hg__slices_workspace(&cp->sl, d, kernel_bytes)
+                        : kernel_bytes;
+}
+
 /* Why kernel k cannot take p whatever its can_serve says (what p asks of it
  * beyond a product: an epilogue, a batch), or NULL. */
 static const char *lacks(const hg__kernel_entry *k, const hg__problem *p)
@@ -446,12 +462,10 @@ static hg_status workspace_of(hg_handle h, const char *who, hg__problem *p, size
         hg__err err;
         s = hg__ctx_enter(&h->ctx, &saved, &err);
         if (s != HG_STATUS_SUCCESS) return fail(h, s, "%s: %s", who, err.msg);
-        kernel_bytes = e->workspace(cp.repacked ? &cp.r.inner : cp.sliced ? &cp.sl.inner : p, &d);
+        kernel_bytes = e->workspace(plan_problem(&cp, p), &d);
         hg__ctx_leave(&h->ctx, saved);
     }
-    *bytes = cp.repacked ? hg__repack_workspace(&cp.r, &d, kernel_bytes)
-             : cp.sliced ? hg__slices_workspace(&cp.sl, &d, kernel_bytes)
-                         : kernel_bytes;
+    *bytes = plan_workspace(&cp, &d, kernel_bytes);
     return HG_STATUS_SUCCESS;
 }
 
@@ -584,11 +598,9 @@ static hg_status run(hg_handle h, const char *who, hg__problem p)
     if (s != HG_STATUS_SUCCESS) return fail(h, s, "%s: %s", who, err.msg);
     hg__device d = planning_device(h, hg__ws_limit(&h->ws));
     struct CUstream_st *stream = (struct CUstream_st *)h->stream;
-    const hg__problem *run = cp.repacked ? &cp.r.inner : cp.sliced ? &cp.sl.inner : &p;
+    const hg__problem *run = plan_problem(&cp, &p);
     const size_t kernel_bytes = e->workspace ? e->workspace(run, &d) : 0;
-    const size_t need = cp.repacked ? hg__repack_workspace(&cp.r, &d, kernel_bytes)
-                        : cp.sliced ? hg__slices_workspace(&cp.sl, &d, kernel_bytes)
-                                    : kernel_bytes;
+    const size_t need = plan_workspace(&cp, &d, kernel_bytes);
     void *graph_owned = NULL;
     d.workspace_bytes = 0;
     if (need > 0) hg__ws_begin(&h->ws, &h->dev, stream, need, &d.workspace, &d.workspace_bytes, &graph_owned);
