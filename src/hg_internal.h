@@ -86,6 +86,10 @@ typedef struct {
      * what it cannot fit. */
     void *workspace;
     size_t workspace_bytes;
+    /* 1: the family's kernels run whole tiles only, no stream-K tail
+     * (hg__set_stream_k; the tool's --stream-k off, to measure the tail's
+     * worth); 0, the default: as tiling.h's rule says. */
+    int no_stream_k;
 } hg__device;
 
 /* Error text travels back from a launcher through this. */
@@ -183,8 +187,9 @@ typedef struct {
  * HG_SWAP_WHOLE_WAVE of the slots, up to HG_SWAP_MAX_M_UNITS_WHOLE units. */
 #define HG_SWAP_WHOLE_WAVE 1.25
 #define HG_SWAP_MAX_M_UNITS_WHOLE 16
-/* ... and on the memory floor, such a wave of one unit of m streams this
- * much faster than rows whose tiles stream-K cuts: 16 x 8192 x 8192 fp16 ran
+/* ... and on the memory floor, a wave of whole tiles over one unit of m
+ * (hg__swap_whole_tiles below) streams this much faster than rows whose
+ * tiles stream-K cuts: 16 x 8192 x 8192 fp16 ran
  * 37.8 us on 64 x 16 tiles (128, whole) against 40.2 on 128 x 16 (64, cut),
  * 64 x 8192 x 28672 bf16 121.8 on 64 x 64 against 125.7 on 128 x 64 (H200,
  * 2026-12-01). */
@@ -193,6 +198,24 @@ typedef struct {
  * zeros in every stage, which costs (1 x 6144 x 4096 bf16: 64 x 64 tiles
  * 34.8 us, 64 x 16 21.1). */
 #define HG_SWAP_WHOLE_WAVE_PAD_ROWS 16
+/* A swapped row whose tiles make one wave and fill at least this share of
+ * the slots runs them whole, without the stream-K tail (tiling.h): the
+ * stream is bound by HBM, which that many SMs already saturate, so cutting
+ * tiles only adds fixups. H200, 2026-12-02, bf16, 96 tiles on 132 SMs: 128
+ * x 6144 x 4096 on 64 x 128 whole 22.6 us, cut 27.1; on 128 x 64 (2 x 48)
+ * 23.9, 32.3; 1 x 6144 x 4096 on 64 x 16 21.1, 21.5; with 64 tiles (64 x
+ * 8192 x 8192 on 128 x 64) cutting wins, 45.2 against 49.9. */
+#define HG_SWAP_WHOLE_TILES 0.7
+static inline int hg__swap_whole_tiles(int64_t tiles, int64_t slots)
+{
+    return tiles <= slots && (double)tiles >= HG_SWAP_WHOLE_TILES * (double)slots;
+}
+/* ... but whole tiles on fewer SMs than HG_SWAP_WHOLE_WAVE's share stream
+ * slower, which the fixup they save pays for only on a short stream (bf16,
+ * 96 tiles on 132 SMs, fresh 3, H200, 2026-12-02: 1 x 6144 x 4096 on 64 x
+ * 16 whole 19.9 us, 128 x 16 cut 21.4; 1 x 6144 x 16384 62.0 against 55.4):
+ * the gain needs the memory floor below this many seconds. */
+#define HG_SWAP_WHOLE_SHORT_S 25e-6
 #define HG_MODEL_L2_BW 1.0e13
 /* An operand larger than this does not stay in L2 between two tiles that
  * read it at different k (half the H200's 50 MB L2; a rule fitted to two
@@ -432,6 +455,9 @@ hg_status hg__matmul_plan_slices(hg_handle h, const hg_matmul_desc *desc, int64_
  * time them where the model would not take them); the tool's --slices. */
 enum { HG__SLICES_BY_MODEL = 0, HG__SLICES_NEVER = 1, HG__SLICES_ALWAYS = 2 };
 void hg__set_slices(hg_handle h, int mode);
+/* on = 0: the family's kernels run whole tiles only (hg__device's
+ * no_stream_k), for the tool; on = 1 (the default): stream-K by its rule. */
+void hg__set_stream_k(hg_handle h, int on);
 /* The sums (src/kernels/slice_sum.cu): C = act(alpha * sum of the slices'
  * partials + beta * C + bias) for p (one product), the partials `slices`
  * m x ldw fp32 blocks one after another at w. */

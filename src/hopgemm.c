@@ -561,6 +561,13 @@ void hg__set_slices(hg_handle h, int mode)
     h->last_kernel = NULL; /* AUTO's kept choice may have been sliced */
 }
 
+void hg__set_stream_k(hg_handle h, int on)
+{
+    if (h == NULL) return;
+    h->dev.no_stream_k = !on;
+    h->last_kernel = NULL; /* AUTO's kept choice was planned with the other rule */
+}
+
 hg_status hg__matmul_plan_slices(hg_handle h, const hg_matmul_desc *desc, int64_t *slices)
 {
     if (h == NULL || slices == NULL) return HG_STATUS_INVALID_VALUE;

@@ -392,15 +392,17 @@ static void test_dispatch(void)
      * wave (n = 8192), when m nearly fills it (fresh 3, 2026-12-01: 1 x 8192
      * x 8192 fp16 on 64 x 16 38.5 us, 128 x 16 40.3; 16 x 8192 x 8192 bf16
      * 39.3, 40.5; 48 and 64 x 8192 x 8192 fp16 on 64 x 64 39.0 and 39.5, 128
-     * x 32 39.9; 64 x 8192 x 28672 bf16 123.0, 128 x 64 126.9); not where
-     * stream-K cuts them anyway (1 x 6144 x 4096: 96 tiles). */
+     * x 32 39.9; 64 x 8192 x 28672 bf16 123.0, 128 x 64 126.9); and since
+     * a swapped row's one wave of at least HG_SWAP_WHOLE_TILES of the slots
+     * runs whole, 1 x 6144 x 4096 (96 tiles) too (2026-12-02: 64 x 16 whole
+     * 21.1 us, 128 x 16 cut 21.6). */
     {
         static const struct {
             int64_t m, n, k, ldc;
             hg_kernel want;
         } dec[] = {{1, 8192, 8192, 8192, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN},
                    {16, 8192, 8192, 8192, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN},
-                   {1, 6144, 4096, 6144, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
+                   {1, 6144, 4096, 6144, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN},
                    {32, 4096, 14336, 4096, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
                    {48, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {64, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
@@ -410,6 +412,11 @@ static void test_dispatch(void)
                    {128, 1024, 4096, 1024, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN}};
+        /* The whole-tile rule itself: one wave, at least HG_SWAP_WHOLE_TILES
+         * of the slots. */
+        CHECK(hg__swap_whole_tiles(96, 132) && hg__swap_whole_tiles(132, 132), "96 and 132 tiles on 132 run whole");
+        CHECK(!hg__swap_whole_tiles(64, 132) && !hg__swap_whole_tiles(133, 132),
+              "64 tiles (too few) and 133 (past one wave) on 132 are cut by stream-K's rule");
         for (size_t i = 0; i < sizeof dec / sizeof dec[0]; i++)
             if (hg__find_kernel(dec[i].want))
                 check_auto_pick(h, A, B, C, dec[i].m, dec[i].n, dec[i].k, dec[i].ldc, HG_BF16, dec[i].want);

@@ -50,7 +50,9 @@ template <class Cfg, int DT> struct hg_fam_host {
         g.clusters = resident_clusters(d);
         if (g.clusters < 1) g.clusters = 1;
         const int64_t tiles = g.sched.m_units * g.sched.n_units * p->batch, k_tiles = hg_cdiv(p->k, Cfg::BK);
-        g.plan = hg_sk_make_split(tiles, k_tiles, g.clusters, 1,
+        /* A swapped row's one wave of whole tiles stays whole (hg_internal.h). */
+        const bool whole = Cfg::SWAP_AB && hg__swap_whole_tiles(tiles, g.clusters);
+        g.plan = hg_sk_make_split(tiles, k_tiles, g.clusters, !d->no_stream_k && !whole,
                                   hg_sk_split_for_k(Cfg::SK_MAX_SPLIT, k_tiles, tiles, g.clusters));
         g.ws_need = hg__sk_workspace_bytes(d, g.plan.sk_workers, Cfg::SK_WORKER_BYTES);
         return g;
