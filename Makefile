@@ -93,9 +93,10 @@ $(LIB_INTERNAL): $(HOST_OBJ) $(CU_OBJ) $(TESTKIT_OBJ)
 	ar rcs $@ $^
 
 # The tool, a folder of files by concern (tools/bench/bench.h says which).
-BENCH_SRC := $(wildcard tools/bench/*.c)
-$(BENCH): $(BENCH_SRC) tools/bench/bench.h $(LIB_INTERNAL) $(HDRS)
-	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(BENCH_SRC) -o $@ $(LIB_INTERNAL) $(BENCH_LDLIBS) $(LDLIBS)
+# tools/nvml.c: the board's energy and clock, shared with v6-profile.
+BENCH_SRC := $(wildcard tools/bench/*.c) tools/nvml.c
+$(BENCH): $(BENCH_SRC) tools/bench/bench.h tools/nvml.h $(LIB_INTERNAL) $(HDRS)
+	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(BENCH_SRC) -o $@ $(LIB_INTERNAL) $(BENCH_LDLIBS) $(LDLIBS) -ldl
 
 TEST_SRC := tests/hg_tests.c tests/gpu_tests.c tests/gpu_stream_tests.c tests/gpu_batch_tests.c
 $(TESTS): $(TEST_SRC) tests/gpu_common.h tests/testlib.h $(LIB_INTERNAL) $(HDRS)
@@ -133,8 +134,8 @@ debug:
 prof:
 	$(MAKE) BUILD=build/prof EXTRA_NVCCFLAGS="-DHG_V6_PROFILE" EXTRA_CFLAGS="-DHG_V6_PROFILE" all build/prof/v6-profile
 
-$(BUILD)/v6-profile: tools/v6-profile.c $(LIB_INTERNAL) $(HDRS)
-	$(CC) $(CFLAGS) tools/v6-profile.c -o $@ $(LIB_INTERNAL) $(BENCH_LDLIBS) $(LDLIBS) -ldl
+$(BUILD)/v6-profile: tools/v6-profile.c tools/nvml.c tools/nvml.h $(LIB_INTERNAL) $(HDRS)
+	$(CC) $(CFLAGS) tools/v6-profile.c tools/nvml.c -o $@ $(LIB_INTERNAL) $(BENCH_LDLIBS) $(LDLIBS) -ldl
 
 # Registers, shared memory and spills of every kernel, as ptxas reports them.
 resources:

@@ -9,7 +9,7 @@
  *   build/prof/v6-profile m n k SECONDS
  * then also launches V6 back to back for about SECONDS and reports the time
  * per launch, the mean SM clock and the board's energy per launch (NVML, read
- * through dlopen; NVML's device 0, so run it where the GPU is the only one).
+ * through dlopen, on the board of the CUDA device in use: tools/nvml.h).
  * Under a power cap, fewer cycles per GEMM can come back as a lower clock:
  * these three together tell which happened.
  *   build/prof/v6-profile m n k SECONDS cublas
@@ -20,7 +20,6 @@
  * family's configurations (sm90_...) their counters, which have V6's fields
  * (src/kernels/prof.cuh).
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include <cuda_runtime_api.h>
 
 #include "hg_internal.h"
+#include "nvml.h"
 
 #ifndef HG_V6_PROFILE
 #error "v6-profile needs the profiling build: make prof"
@@ -43,30 +43,6 @@ static const char *const names[] = {
 _Static_assert(sizeof names / sizeof names[0] == HG_V6_PROF_PIECES + 1, "a name per count");
 
 static uint64_t ns_at(const uint32_t *row, int lo) { return (uint64_t)row[lo] | (uint64_t)row[lo + 1] << 32; }
-
-/* The few NVML calls used, resolved at run time (no NVML header or library
- * is needed to build). */
-typedef struct nvml_dev_s *nvml_dev;
-static struct {
-    int (*init)(void);
-    int (*by_index)(unsigned, nvml_dev *);
-    int (*energy_mj)(nvml_dev, unsigned long long *);
-    int (*clock_mhz)(nvml_dev, int, unsigned *);
-    nvml_dev dev;
-} nvml;
-
-static int nvml_open(void)
-{
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
-    if (!lib) return -1;
-    *(void **)&nvml.init = dlsym(lib, "nvmlInit_v2");
-    *(void **)&nvml.by_index = dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
-    *(void **)&nvml.energy_mj = dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
-    *(void **)&nvml.clock_mhz = dlsym(lib, "nvmlDeviceGetClockInfo");
-    if (!nvml.init || !nvml.by_index || !nvml.energy_mj || !nvml.clock_mhz) return -1;
-    if (nvml.init() != 0 || nvml.by_index(0, &nvml.dev) != 0) return -1;
-    return 0;
-}
 
 /* fp16 values uniform in [-1, 1) from a xorshift generator. */
 static int fill_random(void *dst, size_t count, uint64_t seed)
@@ -109,30 +85,33 @@ static int launch(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, void *b
  * is sampled while a batch runs, the energy counter around the whole run. */
 static void timed_run(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, void *b, void *c, double seconds)
 {
-    if (nvml_open() != 0) printf("(NVML not available: no clock or energy)\n");
+    int dev = 0;
+    (void)cudaGetDevice(&dev);
+    const int have_nvml = tool_nvml_open(dev) == 0;
+    if (!have_nvml) printf("(NVML not available: no clock or energy)\n");
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0), cudaEventCreate(&e1);
     unsigned long long mj0 = 0, mj1 = 0;
     double clock_sum = 0;
     int samples = 0, launches = 0;
     float ms = 0;
-    if (nvml.dev) nvml.energy_mj(nvml.dev, &mj0);
+    if (have_nvml) tool_nvml_energy_mj(&mj0);
     cudaEventRecord(e0, 0);
     while (ms < seconds * 1000.0) {
         for (int i = 0; i < 20; i++, launches++)
             if (launch(h, m, n, k, a, b, c) != 0) return;
         cudaEventRecord(e1, 0);
         unsigned mhz;
-        if (nvml.dev && nvml.clock_mhz(nvml.dev, 1 /* NVML_CLOCK_SM */, &mhz) == 0) clock_sum += mhz, samples++;
+        if (have_nvml && tool_nvml_sm_mhz(&mhz) == 0) clock_sum += mhz, samples++;
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&ms, e0, e1);
     }
-    if (nvml.dev) nvml.energy_mj(nvml.dev, &mj1);
+    if (have_nvml) tool_nvml_energy_mj(&mj1);
     double per = ms / launches;
     double flops = 2.0 * (double)m * (double)n * (double)k;
     printf("timed: %d launches, %.4f ms each (%.1f TFLOPS)", launches, per, flops / per / 1e9);
     if (samples) printf(", SM clock %.0f MHz", clock_sum / samples);
-    if (nvml.dev && mj1 > mj0)
+    if (have_nvml && mj1 > mj0)
         printf(", %.0f W, %.3f J per launch", (double)(mj1 - mj0) / ms, (double)(mj1 - mj0) / 1000.0 / launches);
     printf("\n");
 }

@@ -33,6 +33,7 @@
 #include <cublasLt.h>
 #pragma GCC diagnostic pop
 
+#include "../nvml.h"
 #include "hg_internal.h"
 #include "hopgemm.h"
 
@@ -96,6 +97,7 @@ typedef struct {
     hg_compute compute;     /* --compute: hg_matmul's accumulation, and cuBLAS's */
     hg_c_type c_type;       /* --c-type: C's elements (hg_matmul's c_type), and cuBLAS's */
     int slices;             /* --slices: HG__SLICES_BY_MODEL (on), _NEVER (off), _ALWAYS (force) */
+    int stream_k;           /* --stream-k: 1 on (default), 0 off (hg__set_stream_k) */
     int repeat, warmup;
     double cooldown;
     double sustain; /* --sustain: seconds of launches back to back per kernel (0: none) */
@@ -120,6 +122,8 @@ typedef struct {
     double host_us;      /* host time per call, launches queued back to back (NaN: not measured) */
     double sustained_ms; /* time per launch over --sustain seconds of them back to back, one pair of
                           * events around them all (NaN: not measured) */
+    double sustained_j;   /* the board's energy per launch over them (NaN: not measured, or no NVML) */
+    double sustained_mhz; /* the mean SM clock while they ran (NaN: as sustained_j) */
     int nproc;           /* processes that contributed (--fresh) */
     bool checked;
     int64_t samples;     /* entries compared with the float64 reference */
@@ -213,14 +217,14 @@ typedef struct {
     double best_ms; /* cublas-best's ms, NaN when it has none */
 } report;
 
-#define NFIELDS 42
+#define NFIELDS 44
 typedef struct {
     const char *key;
     char val[320];
     bool num; /* a number, or empty (JSON null) */
 } field;
 
-#define TCOLS 13
+#define TCOLS 14
 #define TROWS (MAX_SEL + 1)
 typedef struct {
     int ncol;
@@ -287,7 +291,17 @@ lstatus wait_stream(bench *b, const char *what, char *err, size_t n);
 lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool profile, double *times,
                              char *err, size_t n);
 lstatus time_host(bench *b, const launcher *l, double *us, char *err, size_t n);
-lstatus time_sustained(bench *b, const launcher *l, double seconds, double ms_each, double *ms, char *err, size_t n);
+/* --sustain's figures per launch (NaN: not measured): time, the board's
+ * energy, the mean SM clock. */
+typedef struct {
+    double ms, joules, mhz;
+} sustained;
+/* Clock samples during --sustain: at most one per SUSTAIN_SAMPLE_S, checked
+ * every SUSTAIN_SAMPLE_EVERY launches queued. */
+#define SUSTAIN_SAMPLE_EVERY 16
+#define SUSTAIN_SAMPLE_S 0.01
+lstatus time_sustained(bench *b, const launcher *l, double seconds, double ms_each, sustained *out, char *err,
+                       size_t n);
 int bench_init(bench *b, const options *o);
 /* cuBLASLt's heuristic candidates for the problem (at most max, the
  * workspace LT_WORKSPACE): how many, or -1 with b->err set. */

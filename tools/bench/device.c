@@ -430,22 +430,46 @@ lstatus time_host(bench *b, const launcher *l, double *us, char *err, size_t n)
  * median) queued back to back between one pair of events, so neither an
  * idle GPU nor an event between launches shows: what a caller that keeps
  * the GPU busy sees, power limit and clock included. A kernel whose host
- * time per call exceeds its GPU time measures the host here. */
-lstatus time_sustained(bench *b, const launcher *l, double seconds, double ms_each, double *ms, char *err, size_t n)
+ * time per call exceeds its GPU time measures the host here. Where NVML
+ * can be read (tools/nvml.h), also the board's energy per launch (its
+ * counter read before the first launch is queued and after the last
+ * finished) and the mean SM clock, sampled while launches are queued (the
+ * queue fills, so queueing lasts about as long as the run); NaN where not. */
+lstatus time_sustained(bench *b, const launcher *l, double seconds, double ms_each, sustained *out, char *err,
+                       size_t n)
 {
+    out->ms = out->joules = out->mhz = NAN;
     double want = seconds * 1e3 / (ms_each > 1e-4 ? ms_each : 1e-4);
     const int64_t launches = want < 1.0 ? 1 : want > 1e6 ? 1000000 : (int64_t)want;
+    const bool nvml = tool_nvml_open(b->dev.ordinal) == 0;
+    unsigned long long mj0 = 0, mj1 = 0;
+    double mhz_sum = 0.0;
+    int samples = 0;
+    struct timespec last;
+    clock_gettime(CLOCK_MONOTONIC, &last);
     lstatus st = wait_stream(b, "the previous launches", err, n);
+    const bool energy = nvml && tool_nvml_energy_mj(&mj0) == 0;
     if (st == L_OK) st = cuda_status(cudaEventRecord(b->ev[0], b->stream), "cudaEventRecord", err, n);
-    for (int64_t i = 0; i < launches && st == L_OK; i++) st = launch_copy(b, l, (int)(i % b->copies), err, n);
+    for (int64_t i = 0; i < launches && st == L_OK; i++) {
+        st = launch_copy(b, l, (int)(i % b->copies), err, n);
+        unsigned mhz;
+        if (nvml && i % SUSTAIN_SAMPLE_EVERY == 0 && seconds_since(&last) > SUSTAIN_SAMPLE_S &&
+            tool_nvml_sm_mhz(&mhz) == 0) {
+            mhz_sum += mhz, samples++;
+            clock_gettime(CLOCK_MONOTONIC, &last);
+        }
+    }
     if (st == L_OK) st = cuda_status(cudaEventRecord(b->ev[1], b->stream), "cudaEventRecord", err, n);
     lstatus sync = wait_stream(b, "the sustained launches", err, n);
     if (st != L_OK) return st;
     if (sync != L_OK) return sync;
     float total = 0.0f;
     st = cuda_status(cudaEventElapsedTime(&total, b->ev[0], b->ev[1]), "cudaEventElapsedTime", err, n);
-    if (st == L_OK) *ms = (double)total / (double)launches;
-    return st;
+    if (st != L_OK) return st;
+    out->ms = (double)total / (double)launches;
+    if (energy && tool_nvml_energy_mj(&mj1) == 0 && mj1 > mj0) out->joules = (double)(mj1 - mj0) / 1e3 / (double)launches;
+    if (samples) out->mhz = mhz_sum / samples;
+    return L_OK;
 }
 
 lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool profile, double *times,
@@ -546,6 +570,7 @@ int bench_init(bench *b, const options *o)
         return hs == HG_STATUS_NO_DEVICE ? BENCH_EXIT_NO_GPU : BENCH_EXIT_FAIL;
     }
     hg__set_slices(b->h, o->slices);
+    hg__set_stream_k(b->h, o->stream_k);
     /* The device as the handle sees it, for the direct launches of the V6
      * ablations, with a workspace of their own; set up once, outside the
      * timed launches. */

@@ -42,6 +42,9 @@ void add_problem_args(arglist *a, const options *o, const char *kernels, bool fo
     if (o->c_type != HG_C_AS_INPUTS) arg_add(a, "--c-type=%s", c_type_name(o->c_type));
     if (o->bias) arg_add(a, "--bias");
     if (o->act != HG_ACT_NONE) arg_add(a, "--act=%s", o->act == HG_ACT_RELU ? "relu" : "gelu");
+    if (o->slices != HG__SLICES_BY_MODEL)
+        arg_add(a, "--slices=%s", o->slices == HG__SLICES_NEVER ? "off" : "force");
+    if (!o->stream_k) arg_add(a, "--stream-k=off");
     /* An ncu child profiles one launch after one warm-up; cooling down is moot
      * with the profiler's replays around it. */
     arg_add(a, "--repeat=%d", for_ncu ? 1 : o->repeat);
@@ -100,26 +103,29 @@ static void sanitize(char *s)
 }
 
 /* A child's line for one result: tab-separated, fixed order, parsed back by
- * parse_child_row. */
+ * parse_child_row: the tag, "row", then 20 fields, the note last. */
+#define CHILD_ROW_FIELDS 22
 void print_child_row(const result *r)
 {
     char note[NOTE_LEN];
     copy_str(note, sizeof note, r->note);
     sanitize(note);
     printf(CHILD_TAG
-           "\trow\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%lld\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%s\n",
+           "\trow\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%lld\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%"
+           "s\n",
            r->name, (int)r->status, (int)r->timed, r->ms, r->ms_lo, r->ms_hi, (int)r->checked, (long long)r->samples,
            r->max_err, r->mean_err, r->rel_fro, (long long)r->bad, (int)r->vs_done, (long long)r->vs_bad, r->vs_max,
-           r->host_us, r->sustained_ms, note[0] ? note : "-");
+           r->host_us, r->sustained_ms, r->sustained_j, r->sustained_mhz, note[0] ? note : "-");
 }
 
 static bool parse_child_row(char *line, result *r)
 {
-    char *f[21];
+    char *f[CHILD_ROW_FIELDS + 1];
     int nf = 0;
     char *save = NULL;
-    for (char *t = strtok_r(line, "\t\n", &save); t && nf < 21; t = strtok_r(NULL, "\t\n", &save)) f[nf++] = t;
-    if (nf != 20 || strcmp(f[0], CHILD_TAG) != 0 || strcmp(f[1], "row") != 0) return false;
+    for (char *t = strtok_r(line, "\t\n", &save); t && nf <= CHILD_ROW_FIELDS; t = strtok_r(NULL, "\t\n", &save))
+        f[nf++] = t;
+    if (nf != CHILD_ROW_FIELDS || strcmp(f[0], CHILD_TAG) != 0 || strcmp(f[1], "row") != 0) return false;
     result_init(r, f[2]);
     r->status = (rstatus)atoi(f[3]);
     r->timed = atoi(f[4]) != 0;
@@ -137,7 +143,9 @@ static bool parse_child_row(char *line, result *r)
     r->vs_max = strtod(f[16], NULL);
     r->host_us = strtod(f[17], NULL);
     r->sustained_ms = strtod(f[18], NULL);
-    copy_str(r->note, sizeof r->note, strcmp(f[19], "-") ? f[19] : "");
+    r->sustained_j = strtod(f[19], NULL);
+    r->sustained_mhz = strtod(f[20], NULL);
+    copy_str(r->note, sizeof r->note, strcmp(f[21], "-") ? f[21] : "");
     return r->status >= ST_OK && r->status <= ST_ERROR;
 }
 
@@ -146,8 +154,9 @@ static bool parse_child_row(char *line, result *r)
 static void aggregate(result *per, int nproc, result *out)
 {
     double *ms = malloc((size_t)nproc * sizeof *ms), *host = malloc((size_t)nproc * sizeof *host);
-    double *sus = malloc((size_t)nproc * sizeof *sus);
-    int nms = 0, nchk = 0, nhost = 0, nsus = 0;
+    double *sus = malloc((size_t)nproc * sizeof *sus), *sj = malloc((size_t)nproc * sizeof *sj);
+    double *smhz = malloc((size_t)nproc * sizeof *smhz);
+    int nms = 0, nchk = 0, nhost = 0, nsus = 0, nsj = 0, nsmhz = 0;
     double sum_mean = 0.0;
     bool any_ok = false, any_fail = false, any_err = false;
     result_init(out, per[0].name);
@@ -159,6 +168,8 @@ static void aggregate(result *per, int nproc, result *out)
         if (r->timed && ms) ms[nms++] = r->ms;
         if (!isnan(r->host_us) && host) host[nhost++] = r->host_us;
         if (!isnan(r->sustained_ms) && sus) sus[nsus++] = r->sustained_ms;
+        if (!isnan(r->sustained_j) && sj) sj[nsj++] = r->sustained_j;
+        if (!isnan(r->sustained_mhz) && smhz) smhz[nsmhz++] = r->sustained_mhz;
         if (out->note[0] == '\0' && r->note[0]) copy_str(out->note, sizeof out->note, r->note);
         if (r->checked) {
             out->checked = true;
@@ -185,10 +196,14 @@ static void aggregate(result *per, int nproc, result *out)
     }
     if (nhost) out->host_us = median(host, nhost);
     if (nsus) out->sustained_ms = median(sus, nsus);
+    if (nsj) out->sustained_j = median(sj, nsj);
+    if (nsmhz) out->sustained_mhz = median(smhz, nsmhz);
     out->status = any_err ? ST_ERROR : any_fail ? ST_FAIL : any_ok ? ST_OK : ST_NA;
     free(ms);
     free(host);
     free(sus);
+    free(sj);
+    free(smhz);
 }
 
 bool self_path(char *out, size_t n)

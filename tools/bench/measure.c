@@ -79,10 +79,14 @@ static bool prepare_hg(bench *b, const sel *s, result *r)
     }
     int64_t slices = 0;
     (void)hg__matmul_plan_slices(b->h, &d, &slices);
-    char in_slices[48] = "";
+    char in_slices[64] = "";
     if (slices > 0) snprintf(in_slices, sizeof in_slices, "in %lld k slices", (long long)slices);
+    if (!b->o->stream_k)
+        snprintf(in_slices + strlen(in_slices), sizeof in_slices - strlen(in_slices), "%swhole tiles",
+                 slices > 0 ? ", " : "");
     if (s->id == HG_KERNEL_AUTO)
-        snprintf(r->note, sizeof r->note, "auto runs %s%s%s", hg_kernel_name(chosen), slices ? " " : "", in_slices);
+        snprintf(r->note, sizeof r->note, "auto runs %s%s%s", hg_kernel_name(chosen), in_slices[0] ? " " : "",
+                 in_slices);
     else copy_str(r->note, sizeof r->note, in_slices);
     return true;
 }
@@ -252,13 +256,15 @@ static void run_entry(bench *b, const sel *s, result *r)
     free(times);
     fprintf(stderr, TOOL ": %s: %.4f ms, %.1f TFLOPS\n", s->name, r->ms, tflops(o, r->ms));
     if (o->mode == MODE_NCU_CHILD) return;
+    sustained sus = {NAN, NAN, NAN};
     if (time_host(b, &l, &r->host_us, err, sizeof err) != L_OK ||
-        (o->sustain > 0.0 && time_sustained(b, &l, o->sustain, r->ms, &r->sustained_ms, err, sizeof err) != L_OK)) {
+        (o->sustain > 0.0 && time_sustained(b, &l, o->sustain, r->ms, &sus, err, sizeof err) != L_OK)) {
         r->status = ST_ERROR;
         copy_str(r->note, sizeof r->note, err);
         note_health(b);
         return;
     }
+    r->sustained_ms = sus.ms, r->sustained_j = sus.joules, r->sustained_mhz = sus.mhz;
     check_entry(b, s, &l, r);
 }
 

@@ -94,6 +94,10 @@ void usage(FILE *f)
             "                           a pinned kernel too (default); off: never, each kernel\n"
             "                           on the whole k (its own stream-K only); force: wherever\n"
             "                           the slices can run (to time what the model declines)\n"
+            "  --stream-k on|off        on: the family's kernels split the last round's tiles\n"
+            "                           into pieces where tiling.h's rule says (default); off:\n"
+            "                           whole tiles only, AUTO's model planning the same, to\n"
+            "                           time what the stream-K tail is worth\n"
             "  --repeat N               timed launches per kernel (default 30)\n"
             "  --warmup N               warm-up launches per kernel (default 5)\n"
             "  --cooldown S             seconds of idle before each kernel (default 3)\n"
@@ -301,6 +305,10 @@ int parse_option(options *o, const char *name, const char *v)
         else if (strcasecmp(v, "off") == 0) o->slices = HG__SLICES_NEVER;
         else if (strcasecmp(v, "force") == 0) o->slices = HG__SLICES_ALWAYS;
         else return usage_error("bad --slices '%s' (on, off or force)", v);
+    } else if (strcmp(name, "--stream-k") == 0) {
+        if (strcasecmp(v, "on") == 0) o->stream_k = 1;
+        else if (strcasecmp(v, "off") == 0) o->stream_k = 0;
+        else return usage_error("bad --stream-k '%s' (on or off)", v);
     } else if (strcmp(name, "--act") == 0) {
         if (strcasecmp(v, "none") == 0) o->act = HG_ACT_NONE;
         else if (strcasecmp(v, "relu") == 0) o->act = HG_ACT_RELU;
@@ -358,6 +366,7 @@ int parse_args(int argc, char **argv, options *o)
     o->repeat = 30;
     o->warmup = 5;
     o->cooldown = 3.0;
+    o->stream_k = 1;
     o->timeout = 120.0;
     o->mode = MODE_MAIN;
     static const char *const flags[] = {"--check", "--bias",  "--list",   "--plan",

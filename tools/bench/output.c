@@ -62,6 +62,8 @@ static int row_fields(const report *rep, const result *r, field *f)
     fnum(&f[n++], "ms_hi", "%.6f", r->timed ? r->ms_hi : NAN);
     fnum(&f[n++], "host_us", "%.2f", r->host_us);
     fnum(&f[n++], "sustained_ms", "%.6f", r->sustained_ms);
+    fnum(&f[n++], "sustained_j", "%.6f", r->sustained_j);
+    fnum(&f[n++], "sustained_mhz", "%.0f", r->sustained_mhz);
     fset(&f[n++], "alpha", true, "%.9g", (double)o->alpha);
     fset(&f[n++], "beta", true, "%.9g", (double)o->beta);
     fset(&f[n++], "repeat", true, "%d", o->repeat);
@@ -264,7 +266,11 @@ void print_table(const report *rep, const result *res)
     heads[c++] = "check";
     if (o->fresh) heads[c++] = "ms range";
     heads[c++] = "host us";
-    if (o->sustain > 0.0) heads[c++] = "sustained ms";
+    if (o->sustain > 0.0) {
+        heads[c++] = "sustained ms";
+        heads[c++] = "J each";
+        heads[c++] = "SM MHz";
+    }
     if (o->ncu) {
         heads[c++] = "tensor %";
         heads[c++] = "SM MHz";
@@ -305,6 +311,10 @@ void print_table(const report *rep, const result *res)
         else tcell(&t, row, col++, "-");
         if (o->sustain > 0.0) {
             if (!isnan(r->sustained_ms)) tcell(&t, row, col++, "%.4f", r->sustained_ms);
+            else tcell(&t, row, col++, "-");
+            if (!isnan(r->sustained_j)) tcell(&t, row, col++, "%.4f", r->sustained_j);
+            else tcell(&t, row, col++, "-");
+            if (!isnan(r->sustained_mhz)) tcell(&t, row, col++, "%.0f", r->sustained_mhz);
             else tcell(&t, row, col++, "-");
         }
         if (o->ncu) {

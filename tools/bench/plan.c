@@ -29,6 +29,8 @@ int plan_kernels(const options *o)
     d.workspace = NULL;
     d.workspace_bytes = SIZE_MAX;
     hg__set_slices(h, o->slices);
+    hg__set_stream_k(h, o->stream_k);
+    d.no_stream_k = !o->stream_k;
 
     size_t na, nb, nc;
     int64_t lda, ldb, ldc;
