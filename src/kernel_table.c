@@ -123,6 +123,9 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
         !(one_whole_wave && m_units <= HG_SWAP_MAX_M_UNITS_WHOLE))
         return 0.0;
     if (tiles <= 0 || slots < 1) return 0.0;
+    /* A swapped row's wave that runs whole, stream-K or not (hg_internal.h;
+     * tiles <= slots first: the cast needs a count that fits). */
+    const int whole_wave = k->swap_ab && tiles <= slots && hg__swap_whole_tiles((int64_t)tiles, (int64_t)slots);
     double waves = ceil(tiles / slots);
     int split_tiles = 0; /* the plan cuts tiles into pieces */
     int all_split = 0;   /* ... all of them */
@@ -132,8 +135,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
         const int64_t split = k->sk_long_k
                                   ? hg_sk_split_for_k(k->sk_max_split, k_tiles, (int64_t)tiles, (int64_t)slots)
                                   : k->sk_max_split;
-        const int whole = k->swap_ab && hg__swap_whole_tiles((int64_t)tiles, (int64_t)slots);
-        hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, !d->no_stream_k && !whole, split);
+        hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, !d->no_stream_k && !whole_wave, split);
         if (sk.sk_workers > 0 && hg__sk_workspace_bytes(d, sk.sk_workers, k->unit_ws_bytes) <= d->workspace_bytes) {
             /* The last piece of a tile reads every piece's partial (with
              * sk_tree, past HG_SK_FIXUP_GROUP pieces: its group's, then the
@@ -199,7 +201,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     double t_mem = bytes / ((k->swap_ab ? HG_BW_SWAP : HG_BW_TILED) * HG_MODEL_COPY_BW);
     /* A swapped row over one unit of m, nearly full, whose whole tiles make
      * one wave runs no stream-K fixup (hg_internal.h). */
-    if (k->swap_ab && m_units == 1.0 && hg__swap_whole_tiles((int64_t)tiles, (int64_t)slots) &&
+    if (whole_wave && m_units == 1.0 &&
         (one_whole_wave || t_mem <= HG_SWAP_WHOLE_SHORT_S) && k->unit_m - p->m <= HG_SWAP_WHOLE_WAVE_PAD_ROWS)
         t_mem *= 1.0 - HG_SWAP_WHOLE_WAVE_GAIN;
     const double t_l2 = batch * b_bytes * b_passes / HG_MODEL_L2_BW;

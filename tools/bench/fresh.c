@@ -111,8 +111,8 @@ void print_child_row(const result *r)
     copy_str(note, sizeof note, r->note);
     sanitize(note);
     printf(CHILD_TAG
-           "\trow\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%lld\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%"
-           "s\n",
+           "\trow\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%lld\t%d\t%lld\t%.9g"
+           "\t%.9g\t%.9g\t%.9g\t%.9g\t%s\n",
            r->name, (int)r->status, (int)r->timed, r->ms, r->ms_lo, r->ms_hi, (int)r->checked, (long long)r->samples,
            r->max_err, r->mean_err, r->rel_fro, (long long)r->bad, (int)r->vs_done, (long long)r->vs_bad, r->vs_max,
            r->host_us, r->sustained_ms, r->sustained_j, r->sustained_mhz, note[0] ? note : "-");
@@ -149,14 +149,28 @@ static bool parse_child_row(char *line, result *r)
     return r->status >= ST_OK && r->status <= ST_ERROR;
 }
 
+/* The median over the processes of one double field of their results (at
+ * `offset` in a result), those that measured it (not NaN); NaN if none. */
+static double median_of_field(const result *per, int nproc, size_t offset)
+{
+    double *v = malloc((size_t)nproc * sizeof *v);
+    if (!v) return NAN;
+    int n = 0;
+    for (int p = 0; p < nproc; p++) {
+        const double x = *(const double *)((const char *)&per[p] + offset);
+        if (!isnan(x)) v[n++] = x;
+    }
+    const double m = n ? median(v, n) : NAN;
+    free(v);
+    return m;
+}
+
 /* Per kernel over the processes: the median of their medians (and the
  * lowest and highest), the worst check, the first note. */
 static void aggregate(result *per, int nproc, result *out)
 {
-    double *ms = malloc((size_t)nproc * sizeof *ms), *host = malloc((size_t)nproc * sizeof *host);
-    double *sus = malloc((size_t)nproc * sizeof *sus), *sj = malloc((size_t)nproc * sizeof *sj);
-    double *smhz = malloc((size_t)nproc * sizeof *smhz);
-    int nms = 0, nchk = 0, nhost = 0, nsus = 0, nsj = 0, nsmhz = 0;
+    double *ms = malloc((size_t)nproc * sizeof *ms);
+    int nms = 0, nchk = 0;
     double sum_mean = 0.0;
     bool any_ok = false, any_fail = false, any_err = false;
     result_init(out, per[0].name);
@@ -166,10 +180,6 @@ static void aggregate(result *per, int nproc, result *out)
         any_fail |= r->status == ST_FAIL;
         any_err |= r->status == ST_ERROR;
         if (r->timed && ms) ms[nms++] = r->ms;
-        if (!isnan(r->host_us) && host) host[nhost++] = r->host_us;
-        if (!isnan(r->sustained_ms) && sus) sus[nsus++] = r->sustained_ms;
-        if (!isnan(r->sustained_j) && sj) sj[nsj++] = r->sustained_j;
-        if (!isnan(r->sustained_mhz) && smhz) smhz[nsmhz++] = r->sustained_mhz;
         if (out->note[0] == '\0' && r->note[0]) copy_str(out->note, sizeof out->note, r->note);
         if (r->checked) {
             out->checked = true;
@@ -194,16 +204,12 @@ static void aggregate(result *per, int nproc, result *out)
         out->ms_lo = ms[0];
         out->ms_hi = ms[nms - 1];
     }
-    if (nhost) out->host_us = median(host, nhost);
-    if (nsus) out->sustained_ms = median(sus, nsus);
-    if (nsj) out->sustained_j = median(sj, nsj);
-    if (nsmhz) out->sustained_mhz = median(smhz, nsmhz);
+    out->host_us = median_of_field(per, nproc, offsetof(result, host_us));
+    out->sustained_ms = median_of_field(per, nproc, offsetof(result, sustained_ms));
+    out->sustained_j = median_of_field(per, nproc, offsetof(result, sustained_j));
+    out->sustained_mhz = median_of_field(per, nproc, offsetof(result, sustained_mhz));
     out->status = any_err ? ST_ERROR : any_fail ? ST_FAIL : any_ok ? ST_OK : ST_NA;
     free(ms);
-    free(host);
-    free(sus);
-    free(sj);
-    free(smhz);
 }
 
 bool self_path(char *out, size_t n)
