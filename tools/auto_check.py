@@ -49,6 +49,10 @@ def load(paths):
                 # AUTO makes only for some (hg_internal.h): not comparable.
                 if "whole tiles" in (r.get("note") or ""):
                     continue
+                # A scratch build's timings (a mechanism measured and not
+                # kept) are not the registered kernels'.
+                if "experiment build" in (r.get("note") or ""):
+                    continue
                 ms = float(r["ms"])
                 p = prods.setdefault(product_key(r), {})
                 name = r["kernel"]
