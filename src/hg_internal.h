@@ -173,7 +173,11 @@ typedef struct {
 #define HG_MODEL_COPY_BW 4.3e12
 /* A swapped row serves an m of up to HG_SWAP_MAX_M_UNITS of its units and
  * no more than HG_SWAP_MAX_M (past that the unswapped tiles' math wins:
- * 256 x 256 x 131072, 128 x 128 swapped 78.1 us, unswapped 69.8), so B
+ * 256 x 256 x 131072, 128 x 128 swapped 78.1 us, unswapped 69.8), or
+ * HG_SWAP_MAX_M_WIDE for a row whose m side is HG_SWAP_WIDE_M_SIDE or more
+ * (hg__swap_max_m; since 2026-12-02: at m = 256-512 the swapped 128 x 128
+ * row beat the unswapped pick, 256 x 6144 x 4096 fp16 28.9 us against 128 x
+ * 192's 37.8, 512 x 4096 x 14336 bf16 85.6 against 90.7; H200), so B
  * passes through it once per unit. With whole tiles the units of one n
  * block run side by side (the raster band): B comes from HBM once and the
  * passes from L2, at HG_MODEL_L2_BW (a guess, not measured here); a split
@@ -183,6 +187,8 @@ typedef struct {
  * x 32 (2 passes, split) 162 us, on 128 x 64 129. */
 #define HG_SWAP_MAX_M_UNITS 4
 #define HG_SWAP_MAX_M 128
+#define HG_SWAP_MAX_M_WIDE 512
+#define HG_SWAP_WIDE_M_SIDE 128
 /* Past those, a swapped row whose tiles fill one wave whole, at least 1 /
  * HG_SWAP_WHOLE_WAVE of the slots, up to HG_SWAP_MAX_M_UNITS_WHOLE units. */
 #define HG_SWAP_WHOLE_WAVE 1.25
@@ -224,10 +230,11 @@ static inline int hg__swap_whole_tiles(int64_t tiles, int64_t slots)
  * (1.4 pieces a tile) on 64 x 128 cut 27.1 us, whole 22.6; on 128 x 64 32.3
  * and 23.9. Fitted by the replay (tools/auto_check.py --replan), not
  * derived: with it at 8 pieces a tile (128 x 1024 x 4096 fp16 on 128 x 64:
- * 14.7 us, the fastest) AUTO moved to slower rows; rows of a narrower m side
+ * 14.7 us, the fastest) AUTO moved to slower rows, without it at 4.1 (128 x
+ * 4096 x 4096 on 128 x 128: 24.3 us, 64 x 64 whole 21.5) too; rows of a narrower m side
  * gather several pieces at once and were fitted without it (decode). */
 #define HG_SWAP_FIXUP_MIN_M 64
-#define HG_SWAP_FIXUP_MAX_PIECES 4
+#define HG_SWAP_FIXUP_MAX_PIECES 5
 #define HG_SWAP_FIXUP_S 4e-6
 #define HG_MODEL_L2_BW 1.0e13
 /* An operand larger than this does not stay in L2 between two tiles that
@@ -245,6 +252,12 @@ static inline int hg__swap_whole_tiles(int64_t tiles, int64_t slots)
  * length as the kernel will split it, plus HG_SK_FIXUP_BLOCKS for the
  * partials). Pure host arithmetic. */
 double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d);
+
+/* The largest m a swapped row is weighed for (HG_SWAP_MAX_M above). */
+static inline int64_t hg__swap_max_m(const hg__kernel_entry *k)
+{
+    return k->unit_m >= HG_SWAP_WIDE_M_SIDE ? HG_SWAP_MAX_M_WIDE : HG_SWAP_MAX_M;
+}
 
 /* Each kernel file src/kernels/NAME.cu defines this pair (C linkage). */
 #define HG_DECLARE_KERNEL(name)                                                                   \

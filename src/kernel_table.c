@@ -119,13 +119,17 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * tiles of 64 x 128 on the 128 x 64 row, 10.7 us against 15.2 for the
      * unswapped 128 x 128 split in 2; H200, one process). */
     const int one_whole_wave = tiles <= slots && tiles * HG_SWAP_WHOLE_WAVE >= slots;
-    if (k->swap_ab && (m_units > HG_SWAP_MAX_M_UNITS || p->m > HG_SWAP_MAX_M) &&
-        !(one_whole_wave && m_units <= HG_SWAP_MAX_M_UNITS_WHOLE))
-        return 0.0;
-    if (tiles <= 0 || slots < 1) return 0.0;
     /* A swapped row's wave that runs whole, stream-K or not (hg_internal.h;
      * tiles <= slots first: the cast needs a count that fits). */
     const int whole_wave = k->swap_ab && tiles <= slots && hg__swap_whole_tiles((int64_t)tiles, (int64_t)slots);
+    /* Past HG_SWAP_MAX_M, a wide swapped row (hg__swap_max_m) only where its
+     * tiles run as one whole wave (256 x 6144 x 4096 on 128 x 128: 96 tiles;
+     * 256^3 stays on the unswapped tiles measured there). */
+    const int wide = whole_wave && p->m <= hg__swap_max_m(k) && m_units <= HG_SWAP_MAX_M_UNITS;
+    if (k->swap_ab && (m_units > HG_SWAP_MAX_M_UNITS || p->m > HG_SWAP_MAX_M) && !wide &&
+        !(one_whole_wave && m_units <= HG_SWAP_MAX_M_UNITS_WHOLE))
+        return 0.0;
+    if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);
     int split_tiles = 0; /* the plan cuts tiles into pieces */
     int all_split = 0;   /* ... all of them */

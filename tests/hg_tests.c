@@ -386,7 +386,7 @@ static void test_dispatch(void)
      * 42.5, 128 x 128 49.9; 128 x 1024 x 4096: 128 x 64 15.4, the unswapped
      * 128 x 128 18.4), but not when the narrower row's tiles are split (64 x
      * 8192 x 28672: 128 x 64 129 us, 128 x 32 162); a swapped row is never
-     * picked past HG_SWAP_MAX_M_UNITS units or HG_SWAP_MAX_M, nor for a large
+     * picked past HG_SWAP_MAX_M_UNITS units or hg__swap_max_m, nor for a large
      * m; an odd ldc keeps the swapped row (it writes C per thread). Over
      * one unit of m, a one-consumer (64-row) tile whose whole tiles make one
      * wave (n = 8192), when m nearly fills it (fresh 3, 2026-12-01: 1 x 8192
@@ -398,7 +398,11 @@ static void test_dispatch(void)
      * 21.1 us, 128 x 16 cut 21.6). At m = 128 with n = 6144 the swapped 128
      * x 64 row's 96 whole tiles, not 128 x 128 cut into 2.75 pieces a tile
      * (HG_SWAP_FIXUP_S) nor the unswapped 2 x 1 cluster tile half empty
-     * (2026-12-02, bf16: 23.8 us fresh 3, 28.2, 40). */
+     * (2026-12-02, bf16: 23.8 us fresh 3, 28.2, 40). Past m = 128 the wide
+     * swapped 128 x 128 row where its tiles make one whole wave (256 x 6144 x
+     * 4096: 28.9 us against 128 x 192's 37.8; 512 x 4096 x 14336: 87.5 fresh
+     * 3, 128 x 192 90.7), and at 128 x 4096 x 4096 the 64 x 64 row's whole
+     * wave, not 128 x 128 cut into 4.1 pieces a tile (21.5 us, 24.3). */
     {
         static const struct {
             int64_t m, n, k, ldc;
@@ -414,6 +418,9 @@ static void test_dispatch(void)
                    {128, 8192, 8192, 8192, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 1024, 4096, 1024, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 6144, 4096, 6144, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
+                   {128, 4096, 4096, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
+                   {256, 6144, 4096, 6144, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
+                   {512, 4096, 14336, 4096, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN}};
         /* The whole-tile rule itself: one wave, at least HG_SWAP_WHOLE_TILES
@@ -434,8 +441,8 @@ static void test_dispatch(void)
             const hg__kernel_entry *e = &hg__kernels[i];
             if (!e->swap_ab) continue;
             hg__problem over = big;
-            over.m = e->unit_m * HG_SWAP_MAX_M_UNITS < HG_SWAP_MAX_M ? e->unit_m * HG_SWAP_MAX_M_UNITS + 1
-                                                                      : HG_SWAP_MAX_M + 1;
+            over.m = e->unit_m * HG_SWAP_MAX_M_UNITS < hg__swap_max_m(e) ? e->unit_m * HG_SWAP_MAX_M_UNITS + 1
+                                                                          : hg__swap_max_m(e) + 1;
             CHECK(hg__estimate(e, &over, &dv) == 0.0, "%s is not weighed for m = %lld", e->name, (long long)over.m);
             over.m = e->unit_m + 1;
             CHECK(over.m > HG_SWAP_MAX_M || hg__estimate(e, &over, &dv) > 0.0, "%s is weighed for m = %lld",
