@@ -189,6 +189,12 @@ typedef struct {
 #define HG_SWAP_MAX_M 128
 #define HG_SWAP_MAX_M_WIDE 512
 #define HG_SWAP_WIDE_M_SIDE 128
+/* ... and there its whole wave runs this much faster than its speed says
+ * (configs.def's 0.8 for 128 x 128 swapped, a guess fitted at m <= 128):
+ * 256 x 6144 x 4096 fp16 measured 0.847 of cuBLAS-best, 0.582 modeled; 512 x
+ * 4096 x 14336 bf16 0.894, 0.776 (fresh 3). Left out at m <= 128, where the
+ * picks were measured with the speed as it is. */
+#define HG_SWAP_WIDE_GAIN 1.25
 /* Past those, a swapped row whose tiles fill one wave whole, at least 1 /
  * HG_SWAP_WHOLE_WAVE of the slots, up to HG_SWAP_MAX_M_UNITS_WHOLE units. */
 #define HG_SWAP_WHOLE_WAVE 1.25
@@ -230,11 +236,10 @@ static inline int hg__swap_whole_tiles(int64_t tiles, int64_t slots)
  * (1.4 pieces a tile) on 64 x 128 cut 27.1 us, whole 22.6; on 128 x 64 32.3
  * and 23.9. Fitted by the replay (tools/auto_check.py --replan), not
  * derived: with it at 8 pieces a tile (128 x 1024 x 4096 fp16 on 128 x 64:
- * 14.7 us, the fastest) AUTO moved to slower rows, without it at 4.1 (128 x
- * 4096 x 4096 on 128 x 128: 24.3 us, 64 x 64 whole 21.5) too; rows of a narrower m side
+ * 14.7 us, the fastest) AUTO moved to slower rows; rows of a narrower m side
  * gather several pieces at once and were fitted without it (decode). */
 #define HG_SWAP_FIXUP_MIN_M 64
-#define HG_SWAP_FIXUP_MAX_PIECES 5
+#define HG_SWAP_FIXUP_MAX_PIECES 4
 #define HG_SWAP_FIXUP_S 4e-6
 #define HG_MODEL_L2_BW 1.0e13
 /* An operand larger than this does not stay in L2 between two tiles that

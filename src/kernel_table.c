@@ -126,9 +126,8 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * tiles run as one whole wave (256 x 6144 x 4096 on 128 x 128: 96 tiles;
      * 256^3 stays on the unswapped tiles measured there). */
     const int wide = whole_wave && p->m <= hg__swap_max_m(k) && m_units <= HG_SWAP_MAX_M_UNITS;
-    if (k->swap_ab && (m_units > HG_SWAP_MAX_M_UNITS || p->m > HG_SWAP_MAX_M) && !wide &&
-        !(one_whole_wave && m_units <= HG_SWAP_MAX_M_UNITS_WHOLE))
-        return 0.0;
+    const int past_max_m = k->swap_ab && (m_units > HG_SWAP_MAX_M_UNITS || p->m > HG_SWAP_MAX_M);
+    if (past_max_m && !wide && !(one_whole_wave && m_units <= HG_SWAP_MAX_M_UNITS_WHOLE)) return 0.0;
     if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);
     int split_tiles = 0; /* the plan cuts tiles into pieces */
@@ -185,7 +184,8 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * on 128 x 256 in a 2 x 1 cluster (256 rows, half of them empty) took
      * 40 us where the model without this said 16 (H200, 2026-12-02). */
     if (all_split && !k->swap_ab && m_units == 1.0) fill *= (double)p->m / k->unit_m;
-    const double rate = k->speed * fill * tiles / (waves * slots);
+    const double speed = past_max_m && wide ? k->speed * HG_SWAP_WIDE_GAIN : k->speed;
+    const double rate = speed * fill * tiles / (waves * slots);
     /* The memory floor: the time to move A, B and C (C twice with beta) at
      * the kernel's share of the copy bandwidth, against the time of the
      * math at `rate`; the estimate keeps the larger. A swapped row over

@@ -402,7 +402,9 @@ static void test_dispatch(void)
      * swapped 128 x 128 row where its tiles make one whole wave (256 x 6144 x
      * 4096: 28.9 us against 128 x 192's 37.8; 512 x 4096 x 14336: 87.5 fresh
      * 3, 128 x 192 90.7), and at 128 x 4096 x 4096 the 64 x 64 row's whole
-     * wave, not 128 x 128 cut into 4.1 pieces a tile (21.5 us, 24.3). */
+     * wave, not 128 x 128 cut into 4.1 pieces a tile (21.5 us, 24.3); 1024 x
+     * 1024 x 32768 keeps the unswapped row (HG_SWAP_WIDE_GAIN only past m =
+     * 128 and up to 512). */
     {
         static const struct {
             int64_t m, n, k, ldc;
@@ -452,6 +454,10 @@ static void test_dispatch(void)
                       HG_STATUS_SUCCESS &&
                   !hg__find_kernel(k)->swap_ab,
               "4096^3 takes an unswapped kernel, got %s", hg_kernel_name(k));
+        CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 1024, 1024, 32768, A, 32768, B, 32768, C, 1024, HG_F16, &k) ==
+                      HG_STATUS_SUCCESS &&
+                  !hg__find_kernel(k)->swap_ab,
+              "1024 x 1024 x 32768 takes an unswapped kernel, got %s", hg_kernel_name(k));
     }
     /* V6 against V5 in the model: V6 where its cluster tiles fill the
      * waves, V5 where they do not (4096^3: 208 tile pairs on 66 clusters). */
