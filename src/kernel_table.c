@@ -218,11 +218,8 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     /* A swapped row whose accumulator gathers its pieces one at a time,
      * its tiles cut into few pieces each, pays for the cut once, after the
      * stream (hg_internal.h). */
-    const double t_fix =
-        k->swap_ab && split_tiles && k->unit_m >= HG_SWAP_FIXUP_MIN_M && tiles * HG_SWAP_FIXUP_MAX_PIECES > slots
-            ? HG_SWAP_FIXUP_S
-            : 0.0;
-    if (t_fix > 0.0) return flops / (((t_mem > t_math ? t_mem : t_math) + t_fix) * HG_MODEL_REF_FLOPS);
+    if (k->swap_ab && split_tiles && k->unit_m >= HG_SWAP_FIXUP_MIN_M && tiles * HG_SWAP_FIXUP_MAX_PIECES > slots)
+        return flops / (((t_mem > t_math ? t_mem : t_math) + HG_SWAP_FIXUP_S) * HG_MODEL_REF_FLOPS);
     /* (flops over the floor's time, not rate * t_math / t_mem: kernels on
      * the same floor then tie exactly, and the earlier entry wins) */
     return t_mem > t_math ? flops / (t_mem * HG_MODEL_REF_FLOPS) : rate;

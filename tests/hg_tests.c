@@ -443,8 +443,8 @@ static void test_dispatch(void)
             const hg__kernel_entry *e = &hg__kernels[i];
             if (!e->swap_ab) continue;
             hg__problem over = big;
-            over.m = e->unit_m * HG_SWAP_MAX_M_UNITS < hg__swap_max_m(e) ? e->unit_m * HG_SWAP_MAX_M_UNITS + 1
-                                                                          : hg__swap_max_m(e) + 1;
+            const int64_t max_m = hg__swap_max_m(e);
+            over.m = e->unit_m * HG_SWAP_MAX_M_UNITS < max_m ? e->unit_m * HG_SWAP_MAX_M_UNITS + 1 : max_m + 1;
             CHECK(hg__estimate(e, &over, &dv) == 0.0, "%s is not weighed for m = %lld", e->name, (long long)over.m);
             over.m = e->unit_m + 1;
             CHECK(over.m > HG_SWAP_MAX_M || hg__estimate(e, &over, &dv) > 0.0, "%s is weighed for m = %lld",

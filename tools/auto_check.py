@@ -47,11 +47,9 @@ def load(paths):
                     continue
                 # --stream-k off times whole tiles for every kernel, a plan
                 # AUTO makes only for some (hg_internal.h): not comparable.
-                if "whole tiles" in (r.get("note") or ""):
-                    continue
                 # A scratch build's timings (a mechanism measured and not
-                # kept) are not the registered kernels'.
-                if "experiment build" in (r.get("note") or ""):
+                # kept) are not the registered kernels' either.
+                if any(s in (r.get("note") or "") for s in ("whole tiles", "experiment build")):
                     continue
                 ms = float(r["ms"])
                 p = prods.setdefault(product_key(r), {})
