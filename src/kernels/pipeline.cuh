@@ -91,6 +91,20 @@ static __device__ __forceinline__ void hg_pipe_consumer_acquire(const hg_pipelin
     hg_mbarrier_wait(&p.full[c.stage], c.phase);
 }
 
+/* The same two waits for code a whole warp runs together (the family's
+ * producer warp and consumer warp groups): the retry loop inside one asm
+ * statement (ptx.cuh's hg_mbarrier_wait_converged), so the loads and
+ * wgmmas after it are issued from converged, uniform code. */
+static __device__ __forceinline__ void hg_pipe_producer_acquire_converged(const hg_pipeline &p, hg_pipe_cursor c)
+{
+    hg_mbarrier_wait_converged(&p.empty[c.stage], c.phase);
+}
+
+static __device__ __forceinline__ void hg_pipe_consumer_acquire_converged(const hg_pipeline &p, hg_pipe_cursor c)
+{
+    hg_mbarrier_wait_converged(&p.full[c.stage], c.phase);
+}
+
 /* Consumer: the empty barrier of the slot under the cursor ... */
 static __device__ __forceinline__ uint64_t *hg_pipe_consumer_barrier(const hg_pipeline &p, hg_pipe_cursor c)
 {

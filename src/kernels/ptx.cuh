@@ -113,6 +113,57 @@ static __device__ __forceinline__ void hg_mbarrier_wait(uint64_t *bar, uint32_t 
 #endif
 }
 
+/* The same wait with its retry loop inside one asm statement, for code that
+ * a whole warp runs together (the family's producer warp, its consumer warp
+ * groups). To ptxas the C loop above is a branch each thread leaves on its
+ * own predicate, so it treats everything after it as divergent: a TMA load
+ * issued there gets a loop of its own (ELECT, R2UR of each operand,
+ * BRA.U.ANY), and the producer's values stay in vector registers. One asm
+ * statement is one instruction to it, after which the warp is converged as
+ * before. The labels are local to the statement's braces, so every inlined
+ * copy has its own. The debug build counts the tries and traps. */
+static __device__ __forceinline__ void hg_mbarrier_wait_converged(uint64_t *bar, uint32_t parity)
+{
+#ifdef HG_DEBUG_WAIT
+    asm volatile(
+        "{\n.reg .pred p;\n.reg .u32 tries;\n"
+        "mov.u32 tries, 0;\n"
+        "HG_WAIT:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+        "@p bra HG_DONE;\n"
+        "add.u32 tries, tries, 1;\n"
+        "setp.gt.u32 p, tries, %2;\n"
+        "@p trap;\n"
+        "bra HG_WAIT;\n"
+        "HG_DONE:\n}\n" ::"r"(hg_smem_addr(bar)),
+        "r"(parity), "n"(HG_DEBUG_WAIT_LIMIT)
+        : "memory");
+#else
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "HG_WAIT:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+        "@!p bra HG_WAIT;\n}\n" ::"r"(hg_smem_addr(bar)),
+        "r"(parity)
+        : "memory");
+#endif
+}
+
+/* ---- 9.7.13 elect.sync ---------------------------------------------------- */
+
+/* elect.sync over the whole warp: true in one lane (the same one each time),
+ * false in the others. Every lane of the warp must execute it together. */
+static __device__ __forceinline__ bool hg_elect_one(void)
+{
+    uint32_t elected;
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "elect.sync _|p, 0xffffffff;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(elected));
+    return elected != 0;
+}
+
 /* ---- 9.7.9.25 cp.async.bulk.tensor (TMA) ---------------------------------- */
 
 /* 2-D tiled load global -> shared, completing tx bytes on bar. c0 is the inner
