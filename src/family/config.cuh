@@ -5,8 +5,8 @@
  * literals.
  *
  * The layout a configuration implies:
- *   - 3 warp groups: 2 consumers and 1 producer (one thread issues every
- *     TMA). Cooperative (the default), both consumers work on each tile,
+ *   - 3 warp groups: 2 consumers and 1 producer (its first warp runs the
+ *     ring, one elected lane issues every TMA). Cooperative (the default), both consumers work on each tile,
  *     rows [wg * WG_M, (wg + 1) * WG_M), all BN columns; ping-pong
  *     (PINGPONG), each consumer takes every other tile whole, and their
  *     mainloops take turns, so one's epilogue runs under the other's math.
@@ -210,10 +210,9 @@ struct hg_fam_cfg {
     static constexpr int EPI_SLOTS_MAX = 4;
     static constexpr int BARRIER_BYTES = 8;
     static constexpr int FLAG_BYTES = 4;           /* stream-K: one u32 per consumer */
-    static constexpr int PRODUCER_BATCH_BYTES = 4; /* the producer's tile's product */
     static constexpr int SMEM_BESIDE_EPI = STAGES * STAGE_BYTES +
                                            (2 * STAGES + (PINGPONG ? CONSUMERS : 0)) * BARRIER_BYTES +
-                                           CONSUMERS * FLAG_BYTES + PRODUCER_BATCH_BYTES + BIAS_BYTES +
+                                           CONSUMERS * FLAG_BYTES + BIAS_BYTES +
                                            SWIZZLE_ATOM_BYTES;
     /* EPI_SLOTS_MAX is a power of two, so seq % EPI_SLOTS stays a mask
      * (three slots spilled the 128 x 192 row). */
@@ -234,10 +233,7 @@ struct hg_fam_cfg {
     static constexpr int TURN_BARRIERS = PINGPONG ? CONSUMERS : 0;     /* ping-pong: whose mainloop is next */
     static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS + TURN_BARRIERS; /* full, empty, C loads, turns */
     static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * BARRIER_BYTES;
-    /* The producer's tile's product in a batch: it reads it per stage from
-     * here, since its 40 registers hold no more (the NT rows spilled). */
-    static constexpr int OFF_PRODUCER_BATCH = OFF_FLAGS + CONSUMERS * FLAG_BYTES;
-    static constexpr int OFF_BIAS = OFF_PRODUCER_BATCH + PRODUCER_BATCH_BYTES;
+    static constexpr int OFF_BIAS = OFF_FLAGS + CONSUMERS * FLAG_BYTES;
     static constexpr int SMEM_USED = OFF_BIAS + BIAS_BYTES;
     static constexpr int SMEM_BYTES = SMEM_USED + SWIZZLE_ATOM_BYTES;   /* slack to align the base */
 

@@ -5,10 +5,10 @@
  * the consumers multiply and write C (epilogue.cuh).
  *
  * Per CTA: 2 consumer warp groups (setmaxnreg up to REGS_CONSUMER), then a
- * producer warp group (down to REGS_PRODUCER) whose first thread issues every
- * load. Both sides walk the same list of pieces (hg_sk_next from the same
- * cluster id), so their ring cursors count the same stage uses, in every
- * CTA of the cluster.
+ * producer warp group (down to REGS_PRODUCER) whose first warp runs the ring,
+ * one elected lane issuing every load. Both sides walk the same list of
+ * pieces (hg_sk_next from the same cluster id), so their ring cursors count
+ * the same stage uses, in every CTA of the cluster.
  *
  * Ping-pong (Cfg::PINGPONG): consumer wg computes the pieces wg, wg + 2,
  * ... of the walk and skips the ring stages of the others; turn[wg]
@@ -81,7 +81,11 @@ template <class Cfg> static __device__ __forceinline__ hg_fam_cta<Cfg> hg_fam_ct
     hg_fam_cta<Cfg> c;
     c.smem = hg_smem_align1024(smem_raw);
     c.pipe = hg_fam_pipeline<Cfg>(c.smem);
-    c.rank = hg_cluster_ctarank();
+    /* The grid and the cluster are 1-D along x (hg_cluster_launch_config),
+     * so the rank is blockIdx.x's place in its cluster: from blockIdx, ptxas
+     * knows it is warp-uniform (from %cluster_ctarank it does not, and then
+     * issues each load that uses it in a loop of its own). */
+    c.rank = blockIdx.x % Cfg::CLUSTER;
     c.cluster_id = blockIdx.x / Cfg::CLUSTER;
     return c;
 }
@@ -92,12 +96,8 @@ template <class Cfg> static __device__ __forceinline__ hg_fam_cta<Cfg> hg_fam_ct
  * spilled the 40-register producer of the nt row (ptxas 13.0). */
 static constexpr int HG_FAM_WARM_C_UNROLLED = 8;
 template <class Cfg, class CT>
-static __device__ __forceinline__ void hg_fam_warm_c(const CUtensorMap *map_c, int64_t m0, int64_t n0,
-                                                     volatile int32_t *batch)
+static __device__ __forceinline__ void hg_fam_warm_c(const CUtensorMap *map_c, int64_t m0, int64_t n0, int32_t batch)
 {
-    /* The product (batch) is read from shared memory per box, as the
-     * producer reads it per stage: held in a register across the boxes, it
-     * spilled the profiling build's producer. */
     if constexpr (!Cfg::C_THREAD) { /* a C written per thread has no map */
         constexpr int COLS = hg_fam_cgeo<Cfg, CT>::COLS;
         if constexpr (Cfg::BM / Cfg::EPI_ROWS * (Cfg::BN / COLS) > HG_FAM_WARM_C_UNROLLED) {
@@ -105,11 +105,11 @@ static __device__ __forceinline__ void hg_fam_warm_c(const CUtensorMap *map_c, i
             for (int r = 0; r < Cfg::BM; r += Cfg::EPI_ROWS)
 #pragma unroll 1
                 for (int c = 0; c < Cfg::BN; c += COLS)
-                    hg_tma_prefetch_l2_3d(map_c, hg_fam_coord(n0 + c), hg_fam_coord(m0 + r), *batch);
+                    hg_tma_prefetch_l2_3d(map_c, hg_fam_coord(n0 + c), hg_fam_coord(m0 + r), batch);
         } else {
             for (int r = 0; r < Cfg::BM; r += Cfg::EPI_ROWS)
                 for (int c = 0; c < Cfg::BN; c += COLS)
-                    hg_tma_prefetch_l2_3d(map_c, hg_fam_coord(n0 + c), hg_fam_coord(m0 + r), *batch);
+                    hg_tma_prefetch_l2_3d(map_c, hg_fam_coord(n0 + c), hg_fam_coord(m0 + r), batch);
         }
     }
 }
@@ -231,9 +231,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         /* ---- producer ---- */
         hg_setmaxnreg_dec<Cfg::REGS_PRODUCER>();
         const hg_fam_cta<Cfg> cta = hg_fam_cta_of<Cfg>(smem_raw);
-        if (tid == Cfg::PRODUCER_FIRST_THREAD) {
-            hg_prefetch_tensormap(&map_a);
-            hg_prefetch_tensormap(&map_b);
+        /* The producer group's first warp runs the loop, all 32 lanes
+         * together: its values (the walk, the tile, k) are then warp-uniform
+         * and live in uniform registers, and one elected lane arms each
+         * barrier and issues the loads from them. Run by one thread behind
+         * a C wait loop, the same code had ptxas wrap every load in a loop
+         * of its own (docs/NOTES.md, "The producer's SASS"). */
+        if (tid / Cfg::WARP_THREADS == Cfg::PRODUCER_FIRST_THREAD / Cfg::WARP_THREADS) {
+            const bool leader = hg_elect_one();
+            if (leader) {
+                hg_prefetch_tensormap(&map_a);
+                hg_prefetch_tensormap(&map_b);
+            }
             /* A C_THREAD C has no map; a WHOLE one loads before the mainloop. */
             const bool warm_c = epi.beta != 0.0f && !Cfg::C_THREAD && !hg_fam_cgeo<Cfg, CT>::WHOLE;
             const uint32_t t_start = hg_prof_clock();
@@ -242,12 +251,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
             hg_sk_piece pc;
             int64_t offset_m, offset_n;
-            /* The tile's product, read per stage from shared memory
-             * (config.cuh's OFF_PRODUCER_BATCH: no register is left). */
-            volatile int32_t *batch = (volatile int32_t *)(cta.smem + Cfg::OFF_PRODUCER_BATCH);
-            int32_t next_batch;
-            while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n, &next_batch)) {
-                *batch = next_batch;
+            int32_t batch;
+            while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n, &batch)) {
                 /* k blocks < 2^25 (k < 2^31): 32 bits */
                 const int32_t k_begin = (int32_t)pc.k_begin, k_end = (int32_t)pc.k_end;
                 int32_t warm_at = k_end - Cfg::C_PREFETCH_BLOCKS;
@@ -256,13 +261,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     /* producer_acquire: every consumer that reads this slot
                      * (both CTAs' with a cluster) released it. */
                     const uint32_t t0 = hg_prof_clock();
-                    hg_pipe_producer_acquire(cta.pipe, cur);
+                    hg_pipe_producer_acquire_converged(cta.pipe, cur);
                     t_empty += hg_prof_clock() - t0;
-                    hg_fam_produce_stage<Cfg>(cta.smem + cur.stage * Cfg::STAGE_BYTES,
-                                              hg_pipe_producer_barrier(cta.pipe, cur), &map_a, &map_b, kt, offset_m,
-                                              offset_n, *batch, cta.rank);
+                    if (leader)
+                        hg_fam_produce_stage<Cfg>(cta.smem + cur.stage * Cfg::STAGE_BYTES,
+                                                  hg_pipe_producer_barrier(cta.pipe, cur), &map_a, &map_b, kt,
+                                                  offset_m, offset_n, batch, cta.rank);
                     hg_pipe_advance(cta.pipe, &cur);
-                    if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n)
+                    if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n && leader)
                         hg_fam_warm_c<Cfg, CT>(&map_c, offset_m, offset_n, batch);
                 }
             }
@@ -270,11 +276,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
              * fill (a slot never filled passes at once on its fresh
              * barrier), so no arrival or multicast is outstanding at exit. */
             for (int i = 0; i < Cfg::STAGES; i++) {
-                hg_pipe_producer_acquire(cta.pipe, cur);
+                hg_pipe_producer_acquire_converged(cta.pipe, cur);
                 hg_pipe_advance(cta.pipe, &cur);
             }
-            hg_prof_put(hg_fam_prof_rows<Cfg, CT>(), HG_V6_PROF_PTOTAL, hg_prof_clock() - t_start);
-            hg_prof_put(hg_fam_prof_rows<Cfg, CT>(), HG_V6_PROF_EMPTY, t_empty);
+            if (leader) {
+                hg_prof_put(hg_fam_prof_rows<Cfg, CT>(), HG_V6_PROF_PTOTAL, hg_prof_clock() - t_start);
+                hg_prof_put(hg_fam_prof_rows<Cfg, CT>(), HG_V6_PROF_EMPTY, t_empty);
+            }
         }
         __syncwarp();
     }

@@ -115,7 +115,7 @@ static __device__ __forceinline__ void hg_fam_consumer_wait(const hg_pipeline &p
                                                             hg_prof_consumer *pr)
 {
     const uint32_t t0 = hg_prof_clock();
-    hg_pipe_consumer_acquire(pipe, cur);
+    hg_pipe_consumer_acquire_converged(pipe, cur);
     pr->full += hg_prof_clock() - t0;
 }
 
