@@ -6,8 +6,9 @@
  *
  * The layout a configuration implies:
  *   - 3 warp groups: 2 consumers and 1 producer (its first warp runs the
- *     ring, one elected lane issues every TMA). Cooperative (the default), both consumers work on each tile,
- *     rows [wg * WG_M, (wg + 1) * WG_M), all BN columns; ping-pong
+ *     ring, one elected lane issues every TMA). Cooperative (the default),
+ *     both consumers work on each tile, rows [wg * WG_M, (wg + 1) * WG_M),
+ *     all BN columns; ping-pong
  *     (PINGPONG), each consumer takes every other tile whole, and their
  *     mainloops take turns, so one's epilogue runs under the other's math.
  *   - A cluster of CM x CN CTAs (along m x along n). CTAs along m share B,

@@ -232,11 +232,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         hg_setmaxnreg_dec<Cfg::REGS_PRODUCER>();
         const hg_fam_cta<Cfg> cta = hg_fam_cta_of<Cfg>(smem_raw);
         /* The producer group's first warp runs the loop, all 32 lanes
-         * together: its values (the walk, the tile, k) are then warp-uniform
-         * and live in uniform registers, and one elected lane arms each
-         * barrier and issues the loads from them. Run by one thread behind
-         * a C wait loop, the same code had ptxas wrap every load in a loop
-         * of its own (docs/NOTES.md, "The producer's SASS"). */
+         * together, so ptxas knows its values (the walk, the tile, k) to be
+         * warp-uniform; one elected lane arms each barrier and issues the
+         * loads, their operands moved to uniform registers once. Run by
+         * one thread behind a C wait loop, the same code had ptxas wrap
+         * every load in a loop of its own (docs/NOTES.md, "The producer's
+         * SASS"). */
         if (tid / Cfg::WARP_THREADS == Cfg::PRODUCER_FIRST_THREAD / Cfg::WARP_THREADS) {
             const bool leader = hg_elect_one();
             if (leader) {

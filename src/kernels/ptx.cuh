@@ -118,9 +118,8 @@ static __device__ __forceinline__ void hg_mbarrier_wait(uint64_t *bar, uint32_t 
  * groups). To ptxas the C loop above is a branch each thread leaves on its
  * own predicate, so it treats everything after it as divergent: a TMA load
  * issued there gets a loop of its own (ELECT, R2UR of each operand,
- * BRA.U.ANY), and the producer's values stay in vector registers. One asm
- * statement is one instruction to it, after which the warp is converged as
- * before. The labels are local to the statement's braces, so every inlined
+ * BRA.U.ANY). One asm statement is one instruction to it, after which the
+ * warp is converged as before. The labels are local to the statement's braces, so every inlined
  * copy has its own. The debug build counts the tries and traps. */
 static __device__ __forceinline__ void hg_mbarrier_wait_converged(uint64_t *bar, uint32_t parity)
 {
