@@ -232,14 +232,17 @@ static inline int hg__swap_whole_tiles(int64_t tiles, int64_t slots)
  * HG_SWAP_FIXUP_MAX_PIECES pieces each, with an m side of at least
  * HG_SWAP_FIXUP_MIN_M (32 accumulators a thread or more: scheduler.cuh's
  * gather reads their pieces one at a time), spends about HG_SWAP_FIXUP_S
- * after its stream on the fixup. bf16, H200, 2026-12-02: 128 x 6144 x 4096
- * (1.4 pieces a tile) on 64 x 128 cut 27.1 us, whole 22.6; on 128 x 64 32.3
- * and 23.9. Fitted by the replay (tools/auto_check.py --replan), not
- * derived: with it at 8 pieces a tile (128 x 1024 x 4096 fp16 on 128 x 64:
- * 14.7 us, the fastest) AUTO moved to slower rows; rows of a narrower m side
- * gather several pieces at once and were fitted without it (decode). */
+ * after its stream on the fixup per piece gathered (at least one). bf16,
+ * H200, 2026-12-02: 128 x 6144 x 4096 (1.4 pieces a tile) on 64 x 128 cut
+ * 27.1 us, whole 22.6; on 128 x 64 32.3 and 23.9; 128 x 4096 x 14336 (4.1
+ * pieces) on 128 x 128 cut 47.8, where 64 x 64's whole wave took 39.2 (after
+ * the warp-run producer; one cost per cut put it at 37.4). Fitted by the
+ * replay (tools/auto_check.py --replan), not derived: with it at 8 pieces a
+ * tile (128 x 1024 x 4096 fp16 on 128 x 64: 14.7 us, the fastest) AUTO moved
+ * to slower rows; rows of a narrower m side gather several pieces at once and
+ * were fitted without it (decode). */
 #define HG_SWAP_FIXUP_MIN_M 64
-#define HG_SWAP_FIXUP_MAX_PIECES 4
+#define HG_SWAP_FIXUP_MAX_PIECES 5
 #define HG_SWAP_FIXUP_S 4e-6
 #define HG_MODEL_L2_BW 1.0e13
 /* An operand larger than this does not stay in L2 between two tiles that

@@ -216,10 +216,13 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     const double t_l2 = batch * b_bytes * b_passes / HG_MODEL_L2_BW;
     if (!split_tiles && t_l2 > t_mem) t_mem = t_l2;
     /* A swapped row whose accumulator gathers its pieces one at a time,
-     * its tiles cut into few pieces each, pays for the cut once, after the
-     * stream (hg_internal.h). */
-    if (k->swap_ab && split_tiles && k->unit_m >= HG_SWAP_FIXUP_MIN_M && tiles * HG_SWAP_FIXUP_MAX_PIECES > slots)
-        return flops / (((t_mem > t_math ? t_mem : t_math) + HG_SWAP_FIXUP_S) * HG_MODEL_REF_FLOPS);
+     * its tiles cut into few pieces each, pays for each piece it gathers
+     * (at least one), after the stream (hg_internal.h). */
+    if (k->swap_ab && split_tiles && k->unit_m >= HG_SWAP_FIXUP_MIN_M && tiles * HG_SWAP_FIXUP_MAX_PIECES > slots) {
+        const double gathered = slots / tiles - 1.0;
+        const double t_fixup = HG_SWAP_FIXUP_S * (gathered > 1.0 ? gathered : 1.0);
+        return flops / (((t_mem > t_math ? t_mem : t_math) + t_fixup) * HG_MODEL_REF_FLOPS);
+    }
     /* (flops over the floor's time, not rate * t_math / t_mem: kernels on
      * the same floor then tie exactly, and the earlier entry wins) */
     return t_mem > t_math ? flops / (t_mem * HG_MODEL_REF_FLOPS) : rate;

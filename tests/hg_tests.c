@@ -402,7 +402,9 @@ static void test_dispatch(void)
      * swapped 128 x 128 row where its tiles make one whole wave (256 x 6144 x
      * 4096: 28.9 us against 128 x 192's 37.8; 512 x 4096 x 14336: 87.5 fresh
      * 3, 128 x 192 90.7), and at 128 x 4096 x 4096 the 64 x 64 row's whole
-     * wave, not 128 x 128 cut into 4.1 pieces a tile (21.5 us, 24.3); 1024 x
+     * wave, not 128 x 128 cut into 4.1 pieces a tile (21.5 us, 24.3), and so
+     * at 128 x 4096 x 14336 (2026-12-02, after the warp-run producer: 39.2
+     * us, 47.8); 1024 x
      * 1024 x 32768 keeps the unswapped row (HG_SWAP_WIDE_GAIN only past m =
      * 128 and up to 512). */
     {
@@ -421,6 +423,7 @@ static void test_dispatch(void)
                    {128, 1024, 4096, 1024, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 6144, 4096, 6144, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 4096, 4096, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
+                   {128, 4096, 14336, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {256, 6144, 4096, 6144, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {512, 4096, 14336, 4096, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
