@@ -119,8 +119,9 @@ static __device__ __forceinline__ void hg_mbarrier_wait(uint64_t *bar, uint32_t 
  * own predicate, so it treats everything after it as divergent: a TMA load
  * issued there gets a loop of its own (ELECT, R2UR of each operand,
  * BRA.U.ANY). One asm statement is one instruction to it, after which the
- * warp is converged as before. The labels are local to the statement's braces, so every inlined
- * copy has its own. The debug build counts the tries and traps. */
+ * warp is converged as before. The labels are local to the statement's
+ * braces, so every inlined copy has its own. The debug build counts the
+ * tries and traps. */
 static __device__ __forceinline__ void hg_mbarrier_wait_converged(uint64_t *bar, uint32_t parity)
 {
 #ifdef HG_DEBUG_WAIT
