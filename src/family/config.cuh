@@ -113,6 +113,15 @@ struct hg_fam_cfg {
     static constexpr int ACC_PER_REG = ACC16 ? 2 : 1;
     static constexpr int ACC_REGS = ACC / ACC_PER_REG;        /* accumulator registers per thread */
     static constexpr int ACC_ATOM_REGS = ACC_ATOM / ACC_PER_REG;
+    /* A piece's first k16 slice runs its wgmmas with scale-d = 0 (d = A B),
+     * so no zeroing moves sit between one tile's epilogue and the next
+     * tile's math. Not in the rows at ptxas's register edge, a full m64n256
+     * atom's registers and a per-thread C, one CTA, or early release: with
+     * it, ptxas 13.0 spilled 4 bytes in each (one build or another); those
+     * zero by moves, as before. */
+    static constexpr int ACC_REGS_EDGE = MMA_N_MAX / 2;
+    static constexpr bool ZERO_BY_SCALE_D =
+        SWAP_AB || !(ACC_REGS == ACC_REGS_EDGE && (C_THREAD || CM * CN == 1 || EARLY_RELEASE));
     /* setmaxnreg: at entry each thread has 65536 / THREADS registers
      * (__launch_bounds__(THREADS, 1)); the producer gives up what the
      * consumers take. */

@@ -161,6 +161,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         hg_fam_epilogue<Cfg, DT, EPI, CT> out;
         out.init(cta.smem, wg);
         typename Cfg::acc_t acc[Cfg::ACC_REGS];
+        if constexpr (Cfg::ZERO_BY_SCALE_D) /* defined before the first wgmma reads them (scale-d ignores them) */
+            for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0;
         hg_pipe_cursor cur = hg_pipe_consumer_start();
         hg_prof_consumer pr = hg_prof_consumer::start(hg_fam_prof_rows<Cfg, CT>(), wg, ctid);
 
@@ -175,11 +177,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     continue;
                 }
             }
+            if constexpr (!Cfg::ZERO_BY_SCALE_D) { /* else the first wgmmas overwrite them */
 #pragma unroll
-            for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0; /* 0.0f, or two fp16 zeros */
-            /* Pin the zeros before the first wgmma.fence, so no move of them
-             * lands between wgmmas (ptxas would then serialize them). */
-            hg_acc_fence<Cfg::ACC_REGS>(acc);
+                for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0; /* 0.0f, or two fp16 zeros */
+                /* Pin the zeros before the first wgmma.fence, so no move of
+                 * them lands between wgmmas (ptxas would then serialize them). */
+                hg_acc_fence<Cfg::ACC_REGS>(acc);
+            }
             const int64_t row0 = offset_m + (int64_t)part * Cfg::WG_M;
             const uint32_t t_piece = hg_prof_clock();
             pr.kblocks += (uint32_t)(pc.k_end - pc.k_begin), pr.pieces++;

@@ -75,10 +75,11 @@ template <class Cfg, bool MN> static __device__ __forceinline__ uint64_t hg_fam_
  * the stage, `b` the stage's B. A slice starts A_DESC_K_STEP (B_DESC_K_STEP)
  * further in the descriptors' address field (the tiles sit below 256 KiB,
  * 1024-aligned, a stage's last slice 6 KiB past its block's start: the
- * addition never carries out of the field). */
-
+ * addition never carries out of the field). first_scale_d: the first
+ * slice's scale-d (0: it overwrites the accumulators, a piece's start). */
 template <class Cfg, int DT>
-static __device__ __forceinline__ void hg_fam_mma_stage(typename Cfg::acc_t *acc, uint32_t a, uint32_t b)
+static __device__ __forceinline__ void hg_fam_mma_stage(typename Cfg::acc_t *acc, uint32_t a, uint32_t b,
+                                                        int first_scale_d)
 {
     const uint64_t db = hg_fam_desc<Cfg, Cfg::B_MN>(b);
     uint64_t da[Cfg::M_ATOMS];
@@ -90,7 +91,8 @@ static __device__ __forceinline__ void hg_fam_mma_stage(typename Cfg::acc_t *acc
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++)
             hg_wgmma_m64k16<Cfg::BN, DT, Cfg::TRANS_A, Cfg::TRANS_B>(
-                acc + i * Cfg::ACC_ATOM_REGS, da[i] + kk * Cfg::A_DESC_K_STEP, db + kk * Cfg::B_DESC_K_STEP, 1);
+                acc + i * Cfg::ACC_ATOM_REGS, da[i] + kk * Cfg::A_DESC_K_STEP, db + kk * Cfg::B_DESC_K_STEP,
+                kk == 0 ? first_scale_d : 1);
     hg_wgmma_commit_group();
 }
 
@@ -123,7 +125,8 @@ static __device__ __forceinline__ void hg_fam_consumer_wait(const hg_pipeline &p
  * part, kernel.cuh's consumer part of the tile): the ring's
  * cursor carries over from piece to piece. Every stage it acquires is
  * released before it returns, so the producer fills the next piece's stages
- * while this one's epilogue runs. */
+ * while this one's epilogue runs. With ZERO_BY_SCALE_D the first stage's
+ * first slice starts the accumulators; else the caller zeroed them. */
 template <class Cfg, int DT>
 static __device__ __forceinline__ void hg_fam_consume(typename Cfg::acc_t *acc, const hg_pipeline &pipe,
                                                       hg_pipe_cursor *cur,
@@ -138,7 +141,7 @@ static __device__ __forceinline__ void hg_fam_consume(typename Cfg::acc_t *acc, 
         for (int64_t kt = 0; kt < k_count; kt++) {
             hg_fam_consumer_wait(pipe, *cur, pr);
             const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
-            hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES);
+            hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES, !Cfg::ZERO_BY_SCALE_D || kt != 0);
             hg_wgmma_wait_group<0>();
             hg_acc_fence<Cfg::ACC_REGS>(acc);
             if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_consumer_barrier(pipe, *cur));
@@ -152,13 +155,13 @@ static __device__ __forceinline__ void hg_fam_consume(typename Cfg::acc_t *acc, 
         hg_fam_consumer_wait(pipe, *cur, pr);
         {
             const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
-            hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES);
+            hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES, !Cfg::ZERO_BY_SCALE_D);
         }
         hg_pipe_advance(pipe, cur);
         for (int64_t kt = 1; kt < k_count; kt++) {
             hg_fam_consumer_wait(pipe, *cur, pr);
             const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
-            hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES);
+            hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES, 1);
             const uint32_t t1 = hg_prof_clock();
             hg_wgmma_wait_group<1>();
             pr->starved += hg_prof_clock() - t1 < HG_PROF_STARVED_CYCLES;
