@@ -37,6 +37,62 @@ HG_HD void hg_raster_tile(int64_t linear, int64_t m_blocks, int64_t n_blocks, in
 }
 
 /*
+ * Division by a divisor fixed at launch (1 <= d <= 2^31) of a numerator
+ * below 2^31, as a multiply: q = (umulhi(n, mul) + n) >> shift with
+ * shift = ceil(log2 d), mul = floor(2^32 (2^shift - d) / d) + 1 (Granlund and
+ * Montgomery 1994, fig. 4.1; n < 2^31 keeps the sum below 2^32). A kernel's
+ * division by a run-time value is a chain of some twenty dependent
+ * instructions (MUFU.RCP and its fix-ups), on the path between one tile and
+ * the next; this is three.
+ */
+typedef struct {
+    uint32_t d, mul, shift;
+} hg_fastdiv;
+
+HG_HD hg_fastdiv hg_fastdiv_make(uint32_t d)
+{
+    hg_fastdiv f;
+    uint32_t l = 0;
+    while (((uint64_t)1 << l) < d) l++;
+    f.d = d;
+    f.shift = l;
+    f.mul = (uint32_t)(((uint64_t)1 << 32) * (((uint64_t)1 << l) - d) / d + 1);
+    return f;
+}
+
+HG_HD uint32_t hg_fastdiv_q(hg_fastdiv f, uint32_t n)
+{
+#ifdef __CUDA_ARCH__
+    const uint32_t hi = __umulhi(n, f.mul);
+#else
+    const uint32_t hi = (uint32_t)(((uint64_t)n * f.mul) >> 32);
+#endif
+    return (hi + n) >> f.shift;
+}
+
+/* hg_raster_tile for linear < 2^31 with the run-time divisors precomputed:
+ * per_band = m_blocks * group, last_width = the last band's width
+ * (n_blocks - (n_blocks - 1) / group * group). group is a compile-time
+ * value where the kernels call it (its division a shift). */
+HG_HD void hg_raster_tile_fast(uint32_t linear, hg_fastdiv per_band, hg_fastdiv last_width, uint32_t n_blocks,
+                               uint32_t group, int64_t *m_block, int64_t *n_block)
+{
+    const uint32_t band = hg_fastdiv_q(per_band, linear);
+    const uint32_t in_band = linear - band * per_band.d;
+    const uint32_t first_n = band * group;
+    uint32_t mb, nb;
+    if (n_blocks - first_n >= group) {
+        mb = in_band / group;
+        nb = first_n + in_band % group;
+    } else {
+        mb = hg_fastdiv_q(last_width, in_band);
+        nb = first_n + (in_band - mb * last_width.d);
+    }
+    *m_block = mb;
+    *n_block = nb;
+}
+
+/*
  * Stream-K tail (V6). A persistent kernel with W workers (V6: clusters) and T
  * tiles of K k blocks each runs T / W full rounds of whole tiles; the last
  * round's R = T % W tiles would keep only R of the W workers busy. Instead,

@@ -741,6 +741,55 @@ static void test_rasterization(void)
     CHECK(m == 0 && n == 4, "first tile of the narrow band is (0,4), got (%lld,%lld)", (long long)m, (long long)n);
     CHECK(hg_cdiv(0, 64) == 0 && hg_cdiv(1, 64) == 1 && hg_cdiv(64, 64) == 1 && hg_cdiv(65, 64) == 2, "cdiv");
     CHECK(hg_cdiv(((int64_t)1 << 40) + 1, 128) == ((int64_t)1 << 33) + 1, "cdiv is 64-bit");
+
+    /* The family's walk divides by precomputed divisors: the same order. */
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int64_t mb = shapes[s][0], nb = shapes[s][1], g = shapes[s][2];
+        const hg_fastdiv per_band = hg_fastdiv_make((uint32_t)(mb * g));
+        const hg_fastdiv last = hg_fastdiv_make((uint32_t)(nb - (nb - 1) / g * g));
+        int same = 1;
+        for (int64_t t = 0; t < mb * nb && same; t++) {
+            int64_t m0, n0, m1, n1;
+            hg_raster_tile(t, mb, nb, g, &m0, &n0);
+            hg_raster_tile_fast((uint32_t)t, per_band, last, (uint32_t)nb, (uint32_t)g, &m1, &n1);
+            same = m0 == m1 && n0 == n1;
+        }
+        CHECK(same, "fast raster %lldx%lld group %lld walks as hg_raster_tile", (long long)mb, (long long)nb,
+              (long long)g);
+    }
+}
+
+/* The divisors test_fastdiv tries: 1 .. 4096, then x 1.5 steps, then 2^31. */
+static uint64_t next_divisor(uint64_t d)
+{
+    const uint64_t last = (uint64_t)1 << 31;
+    if (d < 4096 || d == last) return d + 1;
+    return d * 3 / 2 < last ? d * 3 / 2 : last;
+}
+
+/* hg_fastdiv against the division it replaces: every divisor up to 2^12 and
+ * a spread to 2^31, each with numerators at the edges (0, multiples of d and
+ * their neighbours, the top of the range) and a pseudo-random spread. */
+static void test_fastdiv(void)
+{
+    const uint32_t top = ((uint32_t)1 << 31) - 1; /* the largest numerator it serves */
+    uint64_t bad = 0, tried = 0, x = 0x9E3779B97F4A7C15ull;
+    for (uint64_t d = 1; d <= ((uint64_t)1 << 31); d = next_divisor(d)) {
+        const uint32_t dd = (uint32_t)d; /* 1 .. 4096, then a spread, then 2^31 */
+        const hg_fastdiv f = hg_fastdiv_make(dd);
+        uint32_t probes[16 + 64];
+        int np = 0;
+        const uint32_t edges[] = {0, 1, dd - 1, dd, dd + 1, 2 * dd - 1, 2 * dd, top, top - 1, top - dd,
+                                  top / dd * dd, top / dd * dd - 1};
+        for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+            if (edges[i] <= top) probes[np++] = edges[i];
+        for (int i = 0; i < 64; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            probes[np++] = (uint32_t)(x % ((uint64_t)top + 1));
+        }
+        for (int i = 0; i < np; i++, tried++) bad += hg_fastdiv_q(f, probes[i]) != probes[i] / dd;
+    }
+    CHECK(bad == 0, "fastdiv: %llu of %llu quotients wrong", (unsigned long long)bad, (unsigned long long)tried);
 }
 
 /* The stream-K plan (tiling.h) as V6's producer and consumers walk it: every
@@ -1507,6 +1556,7 @@ static const hg_test_case cpu_tests[] = {
     {"cpu/conversions", test_conversions},
     {"cpu/reference_by_hand", test_reference_by_hand},
     {"cpu/rasterization", test_rasterization},
+    {"cpu/fastdiv", test_fastdiv},
     {"cpu/stream-k-plan", test_stream_k_plan},
     {"cpu/tensor_map_params", test_tensor_map_params},
     {"cpu/tma_conditions", test_tma_conditions},

@@ -44,9 +44,8 @@ template <class Cfg, int DT> struct hg_fam_host {
     static grid grid_of(const hg__problem *p, const hg__device *d)
     {
         grid g;
-        g.sched.m_units = hg_cdiv(Cfg::SWAP_AB ? p->n : p->m, Cfg::UNIT_M);
-        g.sched.n_units = hg_cdiv(Cfg::SWAP_AB ? p->m : p->n, Cfg::UNIT_N);
-        g.sched.batches = p->batch;
+        g.sched.init(hg_cdiv(Cfg::SWAP_AB ? p->n : p->m, Cfg::UNIT_M), hg_cdiv(Cfg::SWAP_AB ? p->m : p->n, Cfg::UNIT_N),
+                     p->batch);
         g.clusters = resident_clusters(d);
         if (g.clusters < 1) g.clusters = 1;
         const int64_t tiles = g.sched.m_units * g.sched.n_units * p->batch, k_tiles = hg_cdiv(p->k, Cfg::BK);

@@ -18,19 +18,47 @@
 template <class Cfg> struct hg_fam_sched {
     int64_t m_units, n_units; /* one product's units' grid */
     int64_t batches;          /* products: units past m_units x n_units are the next product's */
+    /* Fewer than 2^31 units in all: the walk divides by these (tiling.h's
+     * hg_fastdiv), off the consumers' path from one tile to the next;
+     * else by 64-bit divisions. */
+    uint32_t fast;
+    hg_fastdiv per_product, per_band, last_width;
+
+    /* The host's half: the grid and the divisors. */
+    __host__ void init(int64_t m_units_, int64_t n_units_, int64_t batches_)
+    {
+        m_units = m_units_, n_units = n_units_, batches = batches_;
+        const int64_t group = Cfg::RASTER_GROUP;
+        fast = m_units * n_units * batches < ((int64_t)1 << 31);
+        if (fast) {
+            per_product = hg_fastdiv_make((uint32_t)(m_units * n_units));
+            per_band = hg_fastdiv_make((uint32_t)(m_units * group));
+            last_width = hg_fastdiv_make((uint32_t)(n_units - (n_units - 1) / group * group));
+        }
+    }
 
     /* The CTA's tile offsets in unit `unit`, and its product in the batch. */
     __device__ __forceinline__ void tile_offsets(int64_t unit, uint32_t rank, int64_t *offset_m, int64_t *offset_n,
                                                  int32_t *batch) const
     {
         int64_t um, un, b = 0;
-        if (Cfg::BATCHES && batches > 1) { /* (else can_serve allowed one product) */
-            const int64_t per_product = m_units * n_units;
-            b = unit / per_product;
-            unit -= b * per_product;
+        if (fast) {
+            uint32_t u = (uint32_t)unit;
+            if (Cfg::BATCHES && batches > 1) {
+                const uint32_t b32 = hg_fastdiv_q(per_product, u);
+                u -= b32 * per_product.d;
+                b = b32;
+            }
+            hg_raster_tile_fast(u, per_band, last_width, (uint32_t)n_units, Cfg::RASTER_GROUP, &um, &un);
+        } else {
+            if (Cfg::BATCHES && batches > 1) { /* (else can_serve allowed one product) */
+                const int64_t per_product_units = m_units * n_units;
+                b = unit / per_product_units;
+                unit -= b * per_product_units;
+            }
+            hg_raster_tile(unit, m_units, n_units, Cfg::RASTER_GROUP, &um, &un);
         }
         *batch = (int32_t)b; /* < 2^31: hg__tma_batch_can_serve */
-        hg_raster_tile(unit, m_units, n_units, Cfg::RASTER_GROUP, &um, &un);
         *offset_m = um * Cfg::UNIT_M + (int64_t)(rank % Cfg::CM) * Cfg::BM;
         *offset_n = un * Cfg::UNIT_N + (int64_t)(rank / Cfg::CM) * Cfg::BN;
     }
