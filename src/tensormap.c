@@ -71,8 +71,11 @@ hg_status hg__tmap_encode(void *out, const void *base, hg_dtype dtype, const hg_
     CUtensorMapDataType dt = tp->elem_bytes == 4   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                              : dtype == HG_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    /* L2 promotion of 128 bytes, one line: with 256, a row pitch off 128
+     * bytes (lda = 3000 halves) cost 3000^3 12% (98.1 -> 86.8 us), and an
+     * aligned pitch gains nothing from it (docs/NOTES.md, seventh session). */
     CUresult r = fn((CUtensorMap *)out, dt, (cuuint32_t)tp->rank, (void *)base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                    sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                    sw, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         hg__err_set(e, "cuTensorMapEncodeTiled failed (CUresult %d) for dims %llux%llu, box %ux%u.", (int)r,
                     (unsigned long long)tp->dim[0], (unsigned long long)tp->dim[1], tp->box[0], tp->box[1]);
