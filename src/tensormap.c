@@ -50,6 +50,9 @@ static PFN_cuTensorMapEncodeTiled_v12000 get_encode(hg__err *e)
     return fn;
 }
 
+/* An L2 line: the unit of the promotion rule below. */
+#define HG__TMAP_LINE_BYTES 128
+
 hg_status hg__tmap_encode(void *out, const void *base, hg_dtype dtype, const hg__tmap_params *tp, hg__err *e)
 {
     const char *why = hg__tmap_check(tp, base);
@@ -71,11 +74,15 @@ hg_status hg__tmap_encode(void *out, const void *base, hg_dtype dtype, const hg_
     CUtensorMapDataType dt = tp->elem_bytes == 4   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                              : dtype == HG_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    /* L2 promotion of 128 bytes, one line: with 256, a row pitch off 128
-     * bytes (lda = 3000 halves) cost 3000^3 12% (98.1 -> 86.8 us), and an
-     * aligned pitch gains nothing from it (docs/NOTES.md, seventh session). */
+    /* L2 promotion: 256 bytes where rows start on 128-byte lines (a box
+     * row's neighbour, the next k block's, comes along); 128 where they do
+     * not, since a 256-byte span around a row that straddles lines is
+     * mostly unused: with 256 there, 3000^3 (lda = 3000) ran 98.1 us, with
+     * 128 86.8 (docs/NOTES.md, seventh session). */
+    const CUtensorMapL2promotion promo = tp->stride1 % HG__TMAP_LINE_BYTES == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                                                                 : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     CUresult r = fn((CUtensorMap *)out, dt, (cuuint32_t)tp->rank, (void *)base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                    sw, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                    sw, promo, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         hg__err_set(e, "cuTensorMapEncodeTiled failed (CUresult %d) for dims %llux%llu, box %ux%u.", (int)r,
                     (unsigned long long)tp->dim[0], (unsigned long long)tp->dim[1], tp->box[0], tp->box[1]);
