@@ -29,7 +29,8 @@ template <class Cfg> struct hg_fam_sched {
     {
         m_units = m_units_, n_units = n_units_, batches = batches_;
         const int64_t group = Cfg::RASTER_GROUP;
-        fast = m_units * n_units * batches < ((int64_t)1 << 31);
+        const int64_t limit = (int64_t)1 << 31, per = m_units * n_units; /* each below 2^31 / 64 */
+        fast = per >= 1 && per < limit && batches >= 1 && batches < limit / per;
         if (fast) {
             per_product = hg_fastdiv_make((uint32_t)(m_units * n_units));
             per_band = hg_fastdiv_make((uint32_t)(m_units * group));
