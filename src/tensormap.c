@@ -77,8 +77,8 @@ hg_status hg__tmap_encode(void *out, const void *base, hg_dtype dtype, const hg_
     /* L2 promotion: 256 bytes where rows start on 128-byte lines (a box
      * row's neighbour, the next k block's, comes along); 128 where they do
      * not, since a 256-byte span around a row that straddles lines is
-     * mostly unused: with 256 there, 3000^3 (lda = 3000) ran 98.1 us, with
-     * 128 86.8 (docs/NOTES.md, seventh session). */
+     * mostly unused (measured at 3000^3, lda = 3000: docs/NOTES.md, the
+     * tensor maps' L2 promotion). */
     const CUtensorMapL2promotion promo = tp->stride1 % HG__TMAP_LINE_BYTES == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
                                                                                  : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     CUresult r = fn((CUtensorMap *)out, dt, (cuuint32_t)tp->rank, (void *)base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,

@@ -70,10 +70,12 @@ HG_HD uint32_t hg_fastdiv_q(hg_fastdiv f, uint32_t n)
     return (hi + n) >> f.shift;
 }
 
+/* The width of hg_raster_tile's last band (group, or fewer). */
+HG_HD int64_t hg_raster_last_width(int64_t n_blocks, int64_t group) { return n_blocks - (n_blocks - 1) / group * group; }
+
 /* hg_raster_tile for linear < 2^31 with the run-time divisors precomputed:
- * per_band = m_blocks * group, last_width = the last band's width
- * (n_blocks - (n_blocks - 1) / group * group). group is a compile-time
- * value where the kernels call it (its division a shift). */
+ * per_band = m_blocks * group, last_width = hg_raster_last_width. group is
+ * a compile-time value where the kernels call it (its division a shift). */
 HG_HD void hg_raster_tile_fast(uint32_t linear, hg_fastdiv per_band, hg_fastdiv last_width, uint32_t n_blocks,
                                uint32_t group, int64_t *m_block, int64_t *n_block)
 {

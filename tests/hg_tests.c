@@ -746,7 +746,7 @@ static void test_rasterization(void)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int64_t mb = shapes[s][0], nb = shapes[s][1], g = shapes[s][2];
         const hg_fastdiv per_band = hg_fastdiv_make((uint32_t)(mb * g));
-        const hg_fastdiv last = hg_fastdiv_make((uint32_t)(nb - (nb - 1) / g * g));
+        const hg_fastdiv last = hg_fastdiv_make((uint32_t)hg_raster_last_width(nb, g));
         int same = 1;
         for (int64_t t = 0; t < mb * nb && same; t++) {
             int64_t m0, n0, m1, n1;

@@ -32,9 +32,9 @@ template <class Cfg> struct hg_fam_sched {
         const int64_t limit = (int64_t)1 << 31, per = m_units * n_units; /* each below 2^31 / 64 */
         fast = per >= 1 && per < limit && batches >= 1 && batches < limit / per;
         if (fast) {
-            per_product = hg_fastdiv_make((uint32_t)(m_units * n_units));
+            per_product = hg_fastdiv_make((uint32_t)per);
             per_band = hg_fastdiv_make((uint32_t)(m_units * group));
-            last_width = hg_fastdiv_make((uint32_t)(n_units - (n_units - 1) / group * group));
+            last_width = hg_fastdiv_make((uint32_t)hg_raster_last_width(n_units, group));
         }
     }
 
