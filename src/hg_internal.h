@@ -616,7 +616,12 @@ typedef struct {
     uint64_t stride2;   /* rank 3: bytes between consecutive matrices */
     uint32_t box[2];    /* {inner, outer} box in elements */
     int swizzle_bytes;  /* 0, 32, 64 or 128 */
+    int l2_promo_bytes; /* L2 promotion: 128 or 256, or 0 for hg__tmap_l2_promo's rule by the row pitch */
 } hg__tmap_params;
+
+/* The L2 promotion a map gets, in bytes (128 or 256): tp's l2_promo_bytes
+ * where set, else 256 where rows start on 128-byte lines and 128 where not. */
+int hg__tmap_l2_promo(const hg__tmap_params *tp);
 
 /* Checks params against TMA's rules; NULL when valid, else the sentence. */
 const char *hg__tmap_check(const hg__tmap_params *tp, const void *base);

@@ -53,6 +53,17 @@ static PFN_cuTensorMapEncodeTiled_v12000 get_encode(hg__err *e)
 /* An L2 line: the unit of the promotion rule below. */
 #define HG__TMAP_LINE_BYTES 128
 
+/* 256 bytes where rows start on 128-byte lines (a box row's neighbour, the
+ * next k block's, comes along); 128 where they do not, since a 256-byte span
+ * around a row that straddles lines is mostly unused (measured at 3000^3,
+ * lda = 3000: docs/NOTES.md, the tensor maps' L2 promotion). A caller may
+ * choose instead (the family's swapped rows: config.cuh). */
+int hg__tmap_l2_promo(const hg__tmap_params *tp)
+{
+    if (tp->l2_promo_bytes == 128 || tp->l2_promo_bytes == 256) return tp->l2_promo_bytes;
+    return tp->stride1 % HG__TMAP_LINE_BYTES == 0 ? 2 * HG__TMAP_LINE_BYTES : HG__TMAP_LINE_BYTES;
+}
+
 hg_status hg__tmap_encode(void *out, const void *base, hg_dtype dtype, const hg__tmap_params *tp, hg__err *e)
 {
     const char *why = hg__tmap_check(tp, base);
@@ -74,13 +85,8 @@ hg_status hg__tmap_encode(void *out, const void *base, hg_dtype dtype, const hg_
     CUtensorMapDataType dt = tp->elem_bytes == 4   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                              : dtype == HG_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    /* L2 promotion: 256 bytes where rows start on 128-byte lines (a box
-     * row's neighbour, the next k block's, comes along); 128 where they do
-     * not, since a 256-byte span around a row that straddles lines is
-     * mostly unused (measured at 3000^3, lda = 3000: docs/NOTES.md, the
-     * tensor maps' L2 promotion). */
-    const CUtensorMapL2promotion promo = tp->stride1 % HG__TMAP_LINE_BYTES == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
-                                                                                 : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+    const CUtensorMapL2promotion promo =
+        hg__tmap_l2_promo(tp) == 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     CUresult r = fn((CUtensorMap *)out, dt, (cuuint32_t)tp->rank, (void *)base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
                     sw, promo, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {

@@ -140,6 +140,11 @@ struct hg_fam_cfg {
      * two-atom consumers (256 x 128) and the _ct rows' per-thread stores of
      * a product's C have none left for (their bf16 kernels spilled). */
     static constexpr bool BATCHES = (M_ATOMS == 1 || PINGPONG) && (!C_THREAD || SWAP_AB);
+    /* The operands' L2 promotion (hg__tmap_params): 128 bytes in the
+     * one-consumer swapped rows (64-row decode tiles), measured faster so;
+     * 0 elsewhere: by the pitch (the 128-row swapped rows measured the same
+     * either way: docs/NOTES.md, eighth session). */
+    static constexpr int L2_PROMO_BYTES = SWAP_AB && CONSUMERS == 1 ? 128 : 0;
     static constexpr int REGS_CONSUMER = NARROW_CONSUMERS ? 200 : 232;
     static constexpr int REGS_PRODUCER = NARROW_CONSUMERS ? 104 : 40;
 

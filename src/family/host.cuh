@@ -98,10 +98,11 @@ template <class Cfg, int DT> struct hg_fam_host {
         const int64_t kb_stride = Cfg::SWAP_AB ? p->stride_a : p->stride_b;
         /* Rank 3 always: the batch is the third coordinate (0 for one product). */
         hg_status st = hg_operand_tensor_map(p, ka, ka_rows, ka_ld, Cfg::A_MN, Cfg::A_MAP_BOX_INNER,
-                                             Cfg::A_MAP_BOX_OUTER, &map_a, e, HG_FAM_MAP_RANK, ka_stride);
+                                             Cfg::A_MAP_BOX_OUTER, &map_a, e, HG_FAM_MAP_RANK, ka_stride,
+                                             Cfg::L2_PROMO_BYTES);
         if (st == HG_STATUS_SUCCESS)
             st = hg_operand_tensor_map(p, kb, kb_rows, kb_ld, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, Cfg::B_MAP_BOX_OUTER,
-                                       &map_b, e, HG_FAM_MAP_RANK, kb_stride);
+                                       &map_b, e, HG_FAM_MAP_RANK, kb_stride, Cfg::L2_PROMO_BYTES);
         const bool c_f32 = p->c_type == HG_C_F32; /* can_serve: only where WRITES_F32 */
         /* C's two maps, boxes of one chunk (the old C's loads and L2
          * prefetch) and of a warp's rows of it (the stores: epilogue.cuh). */

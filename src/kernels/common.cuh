@@ -310,12 +310,14 @@ static inline void hg_tmap_batch(hg__tmap_params *t, const hg__problem *p, int r
 /* One operand, A (mn = m) or B (mn = n), as a tensor map of `rank`
  * (hg_tmap_batch), 128-byte swizzled, boxes of box_inner x box_outer
  * elements: K-major (stored mn x k, k contiguous) or MN-major (stored k x mn,
- * mn contiguous). */
+ * mn contiguous); l2_promo_bytes as hg__tmap_params has it (0: by the pitch). */
 static inline hg_status hg_operand_tensor_map(const hg__problem *p, const void *ptr, int64_t mn, int64_t ld,
                                               bool mn_major, uint32_t box_inner, uint32_t box_outer, CUtensorMap *map,
-                                              hg__err *e, int rank = 2, int64_t batch_stride = 0)
+                                              hg__err *e, int rank = 2, int64_t batch_stride = 0,
+                                              int l2_promo_bytes = 0)
 {
     hg__tmap_params t;
+    t.l2_promo_bytes = l2_promo_bytes;
     t.elem_bytes = 2;
     t.dim[0] = (uint64_t)(mn_major ? mn : p->k);
     t.dim[1] = (uint64_t)(mn_major ? p->k : mn);
@@ -344,6 +346,7 @@ static inline hg_status hg_c_tensor_map(const hg__problem *p, uint32_t box_cols,
                                         int swizzle_bytes, CUtensorMap *map_c, hg__err *e, int rank = 2)
 {
     hg__tmap_params tc;
+    tc.l2_promo_bytes = 0;
     tc.elem_bytes = hg__c_bytes(p);
     tc.dim[0] = (uint64_t)p->n;
     tc.dim[1] = (uint64_t)p->m;
