@@ -33,6 +33,8 @@ const char *hg__tmap_check(const hg__tmap_params *tp, const void *base)
         return "the swizzle is not 0, 32, 64 or 128 bytes.";
     if (tp->swizzle_bytes != 0 && tp->box[0] * (uint32_t)tp->elem_bytes > (uint32_t)tp->swizzle_bytes)
         return "the inner box is wider than the swizzle span.";
+    if (tp->l2_promo_bytes != 0 && tp->l2_promo_bytes != 128 && tp->l2_promo_bytes != 256)
+        return "the L2 promotion is not 0 (by the pitch), 128 or 256 bytes.";
     return NULL;
 }
 
@@ -57,10 +59,11 @@ static PFN_cuTensorMapEncodeTiled_v12000 get_encode(hg__err *e)
  * next k block's, comes along); 128 where they do not, since a 256-byte span
  * around a row that straddles lines is mostly unused (measured at 3000^3,
  * lda = 3000: docs/NOTES.md, the tensor maps' L2 promotion). A caller may
- * choose instead (the family's swapped rows: config.cuh). */
+ * choose instead (the family's one-consumer swapped rows: config.cuh);
+ * hg__tmap_check admits only 128 or 256 there. */
 int hg__tmap_l2_promo(const hg__tmap_params *tp)
 {
-    if (tp->l2_promo_bytes == 128 || tp->l2_promo_bytes == 256) return tp->l2_promo_bytes;
+    if (tp->l2_promo_bytes != 0) return tp->l2_promo_bytes;
     return tp->stride1 % HG__TMAP_LINE_BYTES == 0 ? 2 * HG__TMAP_LINE_BYTES : HG__TMAP_LINE_BYTES;
 }
 

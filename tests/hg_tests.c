@@ -933,17 +933,6 @@ static void test_tensor_map_params(void)
     t.swizzle_bytes = 128;
     const void *base = (const void *)(uintptr_t)0x1000;
     CHECK(hg__tmap_check(&t, base) == NULL, "the TN operand map is valid");
-    CHECK(hg__tmap_l2_promo(&t) == 256, "rows on 128-byte lines promote 256 bytes, got %d", hg__tmap_l2_promo(&t));
-    {
-        hg__tmap_params w = t;
-        w.stride1 = 3000 * 2;
-        CHECK(hg__tmap_l2_promo(&w) == 128, "rows off 128-byte lines promote 128, got %d", hg__tmap_l2_promo(&w));
-        w.l2_promo_bytes = 256;
-        CHECK(hg__tmap_l2_promo(&w) == 256, "a chosen 256 overrides the pitch rule, got %d", hg__tmap_l2_promo(&w));
-        w = t;
-        w.l2_promo_bytes = 128;
-        CHECK(hg__tmap_l2_promo(&w) == 128, "a chosen 128 overrides the pitch rule, got %d", hg__tmap_l2_promo(&w));
-    }
     CHECK(hg__tmap_check(&t, (const char *)base + 8) != NULL, "an 8-byte aligned base is not");
     hg__tmap_params u = t;
     u.stride1 = 8200 * 2 + 2;
@@ -981,6 +970,18 @@ static void test_tensor_map_params(void)
     u = t;
     u.rank = 4;
     CHECK(hg__tmap_check(&u, base) != NULL, "rank 4 is not");
+    /* L2 promotion: by the row pitch unless the caller chooses. */
+    CHECK(hg__tmap_l2_promo(&t) == 256, "rows on 128-byte lines promote 256 bytes, got %d", hg__tmap_l2_promo(&t));
+    u = t;
+    u.stride1 = 3000 * 2;
+    CHECK(hg__tmap_l2_promo(&u) == 128, "rows off 128-byte lines promote 128, got %d", hg__tmap_l2_promo(&u));
+    u.l2_promo_bytes = 256;
+    CHECK(hg__tmap_check(&u, base) == NULL && hg__tmap_l2_promo(&u) == 256, "a chosen 256 overrides the pitch rule");
+    u = t;
+    u.l2_promo_bytes = 128;
+    CHECK(hg__tmap_check(&u, base) == NULL && hg__tmap_l2_promo(&u) == 128, "a chosen 128 overrides the pitch rule");
+    u.l2_promo_bytes = 64;
+    CHECK(hg__tmap_check(&u, base) != NULL, "a promotion of 64 bytes is not");
 }
 
 static void test_tma_conditions(void)
