@@ -196,9 +196,13 @@ typedef struct {
  * picks were measured with the speed as it is. */
 #define HG_SWAP_WIDE_GAIN 1.25
 /* Past those, a swapped row whose tiles fill one wave whole, at least 1 /
- * HG_SWAP_WHOLE_WAVE of the slots, up to HG_SWAP_MAX_M_UNITS_WHOLE units. */
+ * HG_SWAP_WHOLE_WAVE of the slots, up to HG_SWAP_MAX_M_UNITS_WHOLE units:
+ * 32, so the narrow swapped rows take m = 257-512 over n = 256-512, where
+ * the unswapped 128 x 128 tiles are few and cut (512^3 8.3 us on 128 x 16
+ * swapped against 9.6; 512 x 256 x 1024 7.4 on 64 x 16 against 15.0; H200,
+ * 2026-12-03, one process each). With 16 they stopped at m = 256. */
 #define HG_SWAP_WHOLE_WAVE 1.25
-#define HG_SWAP_MAX_M_UNITS_WHOLE 16
+#define HG_SWAP_MAX_M_UNITS_WHOLE 32
 /* ... and on the memory floor, a wave of whole tiles over one unit of m
  * (hg__swap_whole_tiles below) streams this much faster than rows whose
  * tiles stream-K cuts: 16 x 8192 x 8192 fp16 ran
