@@ -123,6 +123,7 @@ static const gcase batch_cases[] = {
     {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},  /* nothing a multiple */
     {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},     /* m of 1 */
     {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0}, /* beta, alpha */
+    {HG_OP_N, HG_OP_T, 1000, 1000, 128, 0, 1.0f, 0.0f, 0, 0}, /* short k, several tiles a CTA across products */
     {HG_OP_N, HG_OP_T, 512, 512, 1030, 0, 1.0f, 0.0f, 0, 0}, /* a stream-K split over the batch */
 };
 
@@ -141,7 +142,7 @@ static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__ke
             if (hg_gpu_quick && c == ncases - 1) continue;
             gcase t = batch_cases[c];
             if (e) t.opA = e->op_a, t.opB = e->op_b;
-            batch_spec bs = specs[(c + (size_t)dt) % ncases];
+            batch_spec bs = specs[(c + (size_t)dt) % (sizeof specs / sizeof specs[0])];
             if (e && !e->fuses_epilogue) bs.bias = 0, bs.act = HG_ACT_NONE; /* gpu/epilogue checks its refusal */
             hg_status refused = HG_STATUS_SUCCESS;
             if (run_batch_case(h, kid, &t, (hg_dtype)dt, &bs, &refused) < 0) {

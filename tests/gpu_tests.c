@@ -266,6 +266,11 @@ static const gcase tn_cases[] = {
     {HG_OP_N, HG_OP_T, 777, 555, 1000, 0, 1.0f, 1.0f, 0, 0},
     {HG_OP_N, HG_OP_T, 2048, 2048, 2048, 0, 1.0f, 0.0f, 0, 0}, /* large: sampled */
     {HG_OP_N, HG_OP_T, 4096, 4352, 1024, 0, 1.0f, 0.0f, 0, 0}, /* more tiles than SMs, several rounds */
+    /* short k over several tiles a CTA, where one tile's C stores overlap
+     * the next tile's loads: n odd (C's last chunk copied out), alpha; then
+     * k not a multiple of 64 */
+    {HG_OP_N, HG_OP_T, 2000, 3001, 128, 0, 1.5f, 0.0f, 0, 0},
+    {HG_OP_N, HG_OP_T, 1100, 2100, 200, 0, 1.0f, 0.0f, 0, 0},
     {HG_OP_N, HG_OP_T, 3000, 5000, 700, 8, 0.5f, 0.5f, 0, 0},
     {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 0.0f, 0.5f, 0, 0},    /* alpha = 0: A (holding a NaN) is not read */
 };
