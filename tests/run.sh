@@ -140,6 +140,15 @@ printf '%s\n%s\n%s\n' "$hdr" "auto,f16,TN,64,64,64,64,64,64,0,1.02,ok,auto runs 
   "sm90_a,f16,TN,64,64,64,64,64,64,0,1.00,ok," >"$tmp/within.csv"
 if out=$(python3 tools/auto_check.py "$tmp/within.csv" 2>&1) && ! out2=$(python3 tools/auto_check.py "$tmp/over.csv" 2>&1) &&
    grep -q '^OVER ' <<<"$out2"; then ok "tools/auto_check"; else bad "tools/auto_check" "$out ${out2:-}"; fi
+# --since: a row measured before the date is no bar (the kernel 10% faster than
+# AUTO was timed the day before).
+hdr3="date,kernel,dtype,layout,m,n,k,lda,ldb,ldc,beta,ms,status,note"
+printf '%s\n%s\n%s\n%s\n' "$hdr3" "2026-12-03T10:00:00Z,auto,f16,TN,64,64,64,64,64,64,0,1.10,ok,auto runs x" \
+  "2026-12-02T10:00:00Z,sm90_a,f16,TN,64,64,64,64,64,64,0,1.00,ok," \
+  "2026-12-03T10:00:00Z,sm90_b,f16,TN,64,64,64,64,64,64,0,1.08,ok," >"$tmp/since.csv"
+if ! python3 tools/auto_check.py "$tmp/since.csv" >/dev/null 2>&1 &&
+   out=$(python3 tools/auto_check.py "$tmp/since.csv" --since 2026-12-03 2>&1) && grep -q '^ok .*fastest sm90_b' <<<"$out"; then
+  ok "tools/auto_check --since"; else bad "tools/auto_check --since" "${out:-}"; fi
 # Rows of different calls on one product (here C's type) are not compared: an
 # fp32-C kernel's time is no bar for AUTO with a 16-bit C.
 hdr2="kernel,dtype,layout,m,n,k,lda,ldb,ldc,beta,ms,status,c_type,note"

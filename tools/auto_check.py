@@ -7,12 +7,16 @@ product (for example `--kernel auto,family`); kernels that cannot serve the
 product have no time and are left out.
 
     tools/auto_check.py bench/results/FILE.csv [...] [--tolerance 0.05]
-                        [--replan build/hopgemm-bench]
+                        [--replan build/hopgemm-bench] [--since 2026-12-02]
 
 With --replan, AUTO's pick is not the kernel the CSV's auto row ran but the one
 the given tool's model picks now (`--plan`, no GPU needed), looked up among the
 timed rows: a change to the model is checked against stored measurements before
 it is timed again. A pick the CSV never timed is reported as unmeasured.
+
+With --since DATE (YYYY-MM-DD), only rows measured on or after DATE count (the
+CSV's date column): a kernel timed faster by an older build, or in one lucky
+process long ago, is no bar for today's pick.
 
 Prints one line per product: AUTO's kernel and time, the fastest kernel and
 time, and AUTO's excess over it; marks the products where the excess passes the
@@ -37,13 +41,16 @@ def product_key(r):
             r.get("compute") or "32f", r.get("c_type") or "inputs")
 
 
-def load(paths):
-    """{product: {"auto": (ms, kernel AUTO ran), kernel: ms, ...}}"""
+def load(paths, since=None):
+    """{product: {"auto": (ms, kernel AUTO ran), kernel: ms, ...}}; with
+    since, only the rows dated on or after it."""
     prods = {}
     for path in paths:
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
                 if r.get("status") != "ok" or not r.get("ms"):
+                    continue
+                if since and (r.get("date") or "")[:10] < since:
                     continue
                 # --stream-k off times whole tiles for every kernel, a plan
                 # AUTO makes only for some (hg_internal.h): not comparable.
@@ -99,8 +106,12 @@ def main():
     ap.add_argument("csv", nargs="+")
     ap.add_argument("--tolerance", type=float, default=0.05, help="allowed excess of AUTO's time (default 0.05)")
     ap.add_argument("--replan", metavar="BENCH", help="take AUTO's pick from BENCH --plan instead of the CSV")
+    ap.add_argument("--since", metavar="DATE", help="only rows measured on or after DATE (YYYY-MM-DD)")
     args = ap.parse_args()
-    prods = load(args.csv)
+    if args.since and (len(args.since) != 10 or args.since[4] != "-" or args.since[7] != "-"):
+        print(f"auto_check.py: --since takes YYYY-MM-DD, not '{args.since}'", file=sys.stderr)
+        return 2
+    prods = load(args.csv, args.since)
     checked = bad = unmeasured = 0
     for key in sorted(prods, key=lambda k: k[:6] + k[9:]):
         p = prods[key]
