@@ -428,9 +428,8 @@ static void test_dispatch(void)
                    {512, 4096, 14336, 4096, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
-                   /* m = 257-512 over a narrow n: one whole wave of up to 32
-                    * units (HG_SWAP_MAX_M_UNITS_WHOLE; 2026-12-03: 512^3 8.3 us
-                    * against 128 x 128's 9.6, 512 x 256 x 1024 7.4 against 15.0) */
+                   /* m = 257-512 over a narrow n: one whole wave of up to
+                    * HG_SWAP_MAX_M_UNITS_WHOLE units (hg_internal.h) */
                    {512, 512, 512, 512, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
                    {512, 256, 1024, 256, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN}};
         /* The whole-tile rule itself: one wave, at least HG_SWAP_WHOLE_TILES

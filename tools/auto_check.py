@@ -26,6 +26,7 @@ library only.
 """
 import argparse
 import csv
+import datetime
 import subprocess
 import sys
 
@@ -106,12 +107,10 @@ def main():
     ap.add_argument("csv", nargs="+")
     ap.add_argument("--tolerance", type=float, default=0.05, help="allowed excess of AUTO's time (default 0.05)")
     ap.add_argument("--replan", metavar="BENCH", help="take AUTO's pick from BENCH --plan instead of the CSV")
-    ap.add_argument("--since", metavar="DATE", help="only rows measured on or after DATE (YYYY-MM-DD)")
+    ap.add_argument("--since", metavar="DATE", type=datetime.date.fromisoformat,
+                    help="only rows measured on or after DATE (YYYY-MM-DD)")
     args = ap.parse_args()
-    if args.since and (len(args.since) != 10 or args.since[4] != "-" or args.since[7] != "-"):
-        print(f"auto_check.py: --since takes YYYY-MM-DD, not '{args.since}'", file=sys.stderr)
-        return 2
-    prods = load(args.csv, args.since)
+    prods = load(args.csv, args.since.isoformat() if args.since else None)
     checked = bad = unmeasured = 0
     for key in sorted(prods, key=lambda k: k[:6] + k[9:]):
         p = prods[key]
