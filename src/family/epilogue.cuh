@@ -27,6 +27,11 @@
  *      swizzle), commit. It runs while the next chunk is staged in another
  *      slot, and the last ones while the next tile's mainloop runs.
  *
+ * The common case (beta == 0, 16-bit C, every chunk starting inside C and
+ * none straddling n; tile_interior) runs the same steps with one test a tile
+ * instead of several a chunk, stmatrix instead of st.shared in step 3, and
+ * alpha's multiplies only where alpha != 1.
+ *
  * A chunk wholly outside C is skipped. A TMA store clips at C's edge in
  * 16-byte units, not elements (docs/v6.md), so a chunk that straddles an n
  * that is not a multiple of 8 is staged the same way and then copied out per
@@ -48,6 +53,10 @@ template <class Cfg> static __device__ __forceinline__ uint64_t *hg_fam_cload_ba
  * quad's lanes along a row, a pair's columns 8 apart. */
 struct hg_fam_frag {
     static constexpr int WARP_ROWS = 16, QUAD = 4, PAIR_COLS = 8;
+    /* stmatrix's 8 x 8 matrices: a pair block's rows of one half of a
+     * warp's rows; an x4 store takes MATRICES of them, two pair blocks by
+     * both halves. */
+    static constexpr int MATRIX_ROWS = 8, MATRICES = 4;
 };
 
 /* Byte offset of element (r, c) of a staged block of EB-byte elements: rows
@@ -218,11 +227,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         const uint32_t s = seq % Cfg::EPI_SLOTS;
         uint8_t *slot = slots + s * Cfg::EPI_CHUNK_BYTES;
         const bool with_c = epi.beta != 0.0f;
-        /* The warp's stores are its lane 0's bulk groups. Told from ctid
-         * or from %laneid (the same value), whichever ptxas 13.0 allocates
-         * without spilling: ctid spilled the ping-pong row's debug build and
-         * the fp32 kernels, %laneid the 128 x 256 rows' profiling build. */
-        const bool lead = Cfg::PINGPONG || hg_c_is_f32<CT> ? hg_lane_id() == 0 : ctid % Cfg::WARP_THREADS == 0;
+        const bool lead = is_lead(ctid);
         if (!with_c) {
             /* The warp's store EPI_SLOTS chunks back has read its rows of
              * this slot; no other warp touches them. */
@@ -279,8 +284,110 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                                          int64_t row0, int64_t col0, int ctid, int bar_id, bool first_loaded)
     {
         hg_fin_dispatch<EPI>(epi, [&](auto fin) {
-            tile_as<decltype(fin)>(map_c, map_cw, acc, epi, row0, col0, ctid, bar_id, first_loaded);
+            using FIN = decltype(fin);
+            /* Not in the EPI kernels: there it spilled the 128 x 256 c1x1
+             * row's (64 bytes, ptxas 13.0), whatever FIN it served. */
+            if constexpr (!hg_c_is_f32<CT> && !EPI) {
+                if (interior(epi, row0, col0)) {
+                    if (epi.alpha == 1.0f) tile_interior<FIN, false>(map_cw, acc, epi, row0, col0, ctid, bar_id);
+                    else tile_interior<FIN, true>(map_cw, acc, epi, row0, col0, ctid, bar_id);
+                    return;
+                }
+            }
+            tile_as<FIN>(map_c, map_cw, acc, epi, row0, col0, ctid, bar_id, first_loaded);
         });
+    }
+
+    /* The warp's stores are its lane 0's bulk groups. Told from ctid or
+     * from %laneid (the same value), whichever ptxas 13.0 allocates without
+     * spilling: ctid spilled the ping-pong row's debug build and the fp32
+     * kernels, %laneid the 128 x 256 rows' profiling build. */
+    static __device__ __forceinline__ bool is_lead(int ctid)
+    {
+        return Cfg::PINGPONG || hg_c_is_f32<CT> ? hg_lane_id() == 0 : ctid % Cfg::WARP_THREADS == 0;
+    }
+
+    /* The common case, which tile_interior writes: beta == 0 (no old C), and
+     * every chunk of the consumer's result starts inside C and none
+     * straddles n (a TMA store clips the rows past m itself). */
+    static __device__ __forceinline__ bool interior(const hg_epilogue &epi, int64_t row0, int64_t col0)
+    {
+        return epi.beta == 0.0f && row0 + (int64_t)(Cfg::M_ATOMS - 1) * Cfg::EPI_ROWS < epi.m &&
+               col0 + Cfg::BN <= epi.n;
+    }
+
+    /* tile_as's steps for the interior case, with one stmatrix.x4 per two
+     * column pairs by both row halves instead of a st.shared per pair (the
+     * fragment is stmatrix's layout: a quarter of the store instructions,
+     * one address each), no per-chunk test of C's edges or of beta, and
+     * alpha's multiplies only where alpha != 1 (SCALE). At short k the
+     * epilogue's instructions are the consumers' time (docs/NOTES.md, tenth
+     * session). Written for any FIN; tile() calls it from the plain
+     * kernels only, so far (hg_fin_none). */
+    template <class FIN, bool SCALE>
+    __device__ __forceinline__ void tile_interior(const CUtensorMap *map_cw, const typename Cfg::acc_t *acc,
+                                                  const hg_epilogue &epi, int64_t row0, int64_t col0, int ctid,
+                                                  int bar_id)
+    {
+        static_assert(PAIRS % (MATRICES / 2) == 0, "whole stmatrix.x4 groups in a chunk");
+        if constexpr (FIN::bias) {
+            hg_bar_sync(bar_id, Cfg::WG_THREADS);
+            stash_bias(ctid);
+            hg_bar_sync(bar_id, Cfg::WG_THREADS);
+        }
+        const bool lead = is_lead(ctid);
+        const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
+        const int quad_col = 2 * (lane % QUAD);
+        /* Lane l addresses row l % 8 of matrix l / 8: matrix x of a group
+         * is pair block 2g + x / 2, row half x % 2. */
+        const int m_row = warp * WARP_ROWS + MATRIX_ROWS * (lane / MATRIX_ROWS % 2) + lane % MATRIX_ROWS;
+        const int m_block = lane / (2 * MATRIX_ROWS);
+#pragma unroll
+        for (int i = 0; i < Cfg::M_ATOMS; i++) {
+#pragma unroll
+            for (int q = 0; q < G::COL_CHUNKS; q++) {
+                uint8_t *slot = slots + (seq % Cfg::EPI_SLOTS) * Cfg::EPI_CHUNK_BYTES;
+                const typename Cfg::acc_t *frag = acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK;
+                const uint32_t *bias = bias_smem + (q * G::COLS + quad_col) / 2;
+                /* The warp's store EPI_SLOTS chunks back has read its rows
+                 * of this slot; no other warp touches them. */
+                if (lead) hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 1>();
+                __syncwarp();
+                const uint32_t slot_addr = hg_smem_addr(slot);
+#pragma unroll
+                for (int g = 0; g < PAIRS / (MATRICES / 2); g++) {
+                    uint32_t packed[MATRICES];
+#pragma unroll
+                    for (int x = 0; x < MATRICES; x++) {
+                        /* Pair block j = 2g + x / 2, half h = x % 2: fragment
+                         * elements 4j + 2h and the next. */
+                        const int j = 2 * g + x / 2;
+                        float v0, v1;
+                        hg_acc_pair(frag, 4 * j + 2 * (x % 2), &v0, &v1);
+                        if constexpr (SCALE) v0 *= epi.alpha, v1 *= epi.alpha;
+                        if constexpr (FIN::bias) {
+                            const uint32_t pair = bias[j * PAIR_COLS / 2];
+                            v0 = hg_fin_apply<FIN>(v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFF)));
+                            v1 = hg_fin_apply<FIN>(v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
+                        } else {
+                            v0 = hg_fin_apply<FIN>(v0, 0.0f), v1 = hg_fin_apply<FIN>(v1, 0.0f);
+                        }
+                        packed[x] = hg_pack2<DT>(v0, v1);
+                    }
+                    hg_stmatrix_x4(slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block)), packed);
+                }
+                hg_fence_proxy_async_shared_cta();
+                __syncwarp();
+                if (lead) {
+                    hg_tma_store_3d(map_cw, slot + hg_fam_warp() * Cfg::EPI_BOX_BYTES,
+                                    (int32_t)(col0 + (int64_t)q * G::COLS),
+                                    (int32_t)(row0 + (int64_t)i * Cfg::EPI_ROWS + hg_fam_warp() * Cfg::EPI_WARP_ROWS),
+                                    batch);
+                    hg_cp_async_bulk_commit_group();
+                }
+                seq++;
+            }
+        }
     }
 
     /* tile() with the bias and activation FIN. */

@@ -473,6 +473,17 @@ static __device__ __forceinline__ void hg_ldmatrix_x4(uint32_t *r, uint32_t smem
                  : "r"(smem_addr));
 }
 
+/* stmatrix.sync.aligned.m8n8.x4.shared.b16: four 8x8 b16 matrices, register
+ * i of lane l holding row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 of
+ * matrix i (the mma and wgmma accumulators' layout); lane l supplies the row
+ * address of row (l % 8) of matrix (l / 8). */
+static __device__ __forceinline__ void hg_stmatrix_x4(uint32_t smem_addr, const uint32_t *r)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_addr), "r"(r[0]),
+                 "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+}
+
 /* The same, each 8x8 matrix transposed on the way (for operands stored the
  * other way round). */
 static __device__ __forceinline__ void hg_ldmatrix_x4_trans(uint32_t *r, uint32_t smem_addr)
