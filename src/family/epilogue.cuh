@@ -118,6 +118,21 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         if (ctid < BIAS_PAIRS) bias_smem[ctid] = bias_pair;
     }
 
+    /* The bias and activation FIN on pair j of a chunk: bias, the thread's
+     * first pair in the consumer's copy, pair j PAIR_COLS / 2 further, read
+     * as it is used (read ahead into registers, it spilled). */
+    template <class FIN>
+    static __device__ __forceinline__ void finish_pair(const uint32_t *bias, int j, float *v0, float *v1)
+    {
+        if constexpr (FIN::bias) {
+            const uint32_t pair = bias[j * PAIR_COLS / 2];
+            *v0 = hg_fin_apply<FIN>(*v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFF)));
+            *v1 = hg_fin_apply<FIN>(*v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
+        } else {
+            *v0 = hg_fin_apply<FIN>(*v0, 0.0f), *v1 = hg_fin_apply<FIN>(*v1, 0.0f);
+        }
+    }
+
     /* Step 3 for one chunk: fragment layout (9.7.15.5.1): thread t, warp
      * w = t / 32, lane l: frag[4j + 2h + e] is element (16w + l/4 + 8h,
      * 8j + 2(l%4) + e) of the chunk. Each pair (e = 0, 1) is one st.shared
@@ -145,13 +160,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                     hg_c_load2<DT>(dst, &c0, &c1);
                     v0 += epi.beta * c0, v1 += epi.beta * c1;
                 }
-                if constexpr (FIN::bias) {
-                    const uint32_t pair = bias[j * PAIR_COLS / 2];
-                    v0 = hg_fin_apply<FIN>(v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFF)));
-                    v1 = hg_fin_apply<FIN>(v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
-                } else {
-                    v0 = hg_fin_apply<FIN>(v0, 0.0f), v1 = hg_fin_apply<FIN>(v1, 0.0f);
-                }
+                finish_pair<FIN>(bias, j, &v0, &v1);
                 hg_c_store2<DT>(dst, v0, v1);
             }
         }
@@ -365,13 +374,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                         float v0, v1;
                         hg_acc_pair(frag, 4 * j + 2 * (x % 2), &v0, &v1);
                         if constexpr (SCALE) v0 *= epi.alpha, v1 *= epi.alpha;
-                        if constexpr (FIN::bias) {
-                            const uint32_t pair = bias[j * PAIR_COLS / 2];
-                            v0 = hg_fin_apply<FIN>(v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFF)));
-                            v1 = hg_fin_apply<FIN>(v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
-                        } else {
-                            v0 = hg_fin_apply<FIN>(v0, 0.0f), v1 = hg_fin_apply<FIN>(v1, 0.0f);
-                        }
+                        finish_pair<FIN>(bias, j, &v0, &v1);
                         packed[x] = hg_pack2<DT>(v0, v1);
                     }
                     hg_stmatrix_x4(slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block)), packed);
@@ -381,7 +384,8 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 if (lead) {
                     hg_tma_store_3d(map_cw, slot + hg_fam_warp() * Cfg::EPI_BOX_BYTES,
                                     (int32_t)(col0 + (int64_t)q * G::COLS),
-                                    (int32_t)(row0 + (int64_t)i * Cfg::EPI_ROWS + hg_fam_warp() * Cfg::EPI_WARP_ROWS),
+                                    (int32_t)(row0 + (int64_t)i * Cfg::EPI_ROWS +
+                                              hg_fam_warp() * Cfg::EPI_WARP_ROWS),
                                     batch);
                     hg_cp_async_bulk_commit_group();
                 }
