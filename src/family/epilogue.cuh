@@ -294,8 +294,10 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
     {
         hg_fin_dispatch<EPI>(epi, [&](auto fin) {
             using FIN = decltype(fin);
-            /* Not in the EPI kernels: there it spilled the 128 x 256 c1x1
-             * row's (64 bytes, ptxas 13.0), whatever FIN it served. */
+            /* Not in the EPI kernels: with it, ptxas 13.0 put the return
+             * address of the 128 x 256 c1x1 row's 64-bit division calls
+             * (tiling.h's hg_sk_begin) on the stack, 64 bytes of spill
+             * stores, whatever FIN it served. */
             if constexpr (!hg_c_is_f32<CT> && !EPI) {
                 if (interior(epi, row0, col0)) {
                     if (epi.alpha == 1.0f) tile_interior<FIN, false>(map_cw, acc, epi, row0, col0, ctid, bar_id);
