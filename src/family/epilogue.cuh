@@ -118,21 +118,6 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         if (ctid < BIAS_PAIRS) bias_smem[ctid] = bias_pair;
     }
 
-    /* The bias and activation FIN on pair j of a chunk: bias, the thread's
-     * first pair in the consumer's copy, pair j PAIR_COLS / 2 further, read
-     * as it is used (read ahead into registers, it spilled). */
-    template <class FIN>
-    static __device__ __forceinline__ void finish_pair(const uint32_t *bias, int j, float *v0, float *v1)
-    {
-        if constexpr (FIN::bias) {
-            const uint32_t pair = bias[j * PAIR_COLS / 2];
-            *v0 = hg_fin_apply<FIN>(*v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFF)));
-            *v1 = hg_fin_apply<FIN>(*v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
-        } else {
-            *v0 = hg_fin_apply<FIN>(*v0, 0.0f), *v1 = hg_fin_apply<FIN>(*v1, 0.0f);
-        }
-    }
-
     /* Step 3 for one chunk: fragment layout (9.7.15.5.1): thread t, warp
      * w = t / 32, lane l: frag[4j + 2h + e] is element (16w + l/4 + 8h,
      * 8j + 2(l%4) + e) of the chunk. Each pair (e = 0, 1) is one st.shared
@@ -160,7 +145,13 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                     hg_c_load2<DT>(dst, &c0, &c1);
                     v0 += epi.beta * c0, v1 += epi.beta * c1;
                 }
-                finish_pair<FIN>(bias, j, &v0, &v1);
+                if constexpr (FIN::bias) {
+                    const uint32_t pair = bias[j * PAIR_COLS / 2];
+                    v0 = hg_fin_apply<FIN>(v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFF)));
+                    v1 = hg_fin_apply<FIN>(v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
+                } else {
+                    v0 = hg_fin_apply<FIN>(v0, 0.0f), v1 = hg_fin_apply<FIN>(v1, 0.0f);
+                }
                 hg_c_store2<DT>(dst, v0, v1);
             }
         }
@@ -300,8 +291,8 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
              * stores, whatever FIN it served. */
             if constexpr (!hg_c_is_f32<CT> && !EPI) {
                 if (interior(epi, row0, col0)) {
-                    if (epi.alpha == 1.0f) tile_interior<FIN, false>(map_cw, acc, epi, row0, col0, ctid, bar_id);
-                    else tile_interior<FIN, true>(map_cw, acc, epi, row0, col0, ctid, bar_id);
+                    if (epi.alpha == 1.0f) tile_interior<false>(map_cw, acc, epi, row0, col0, ctid);
+                    else tile_interior<true>(map_cw, acc, epi, row0, col0, ctid);
                     return;
                 }
             }
@@ -333,22 +324,14 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
      * one address each), no per-chunk test of C's edges or of beta, and
      * alpha's multiplies only where alpha != 1 (SCALE). At short k the
      * epilogue's instructions are the consumers' time (docs/NOTES.md, tenth
-     * session). Written for any FIN; tile() calls it from the plain
-     * kernels only, so far (hg_fin_none). */
-    template <class FIN, bool SCALE>
+     * session). The plain kernels' only: no bias, no activation. */
+    template <bool SCALE>
     __device__ __forceinline__ void tile_interior(const CUtensorMap *map_cw, const typename Cfg::acc_t *acc,
-                                                  const hg_epilogue &epi, int64_t row0, int64_t col0, int ctid,
-                                                  int bar_id)
+                                                  const hg_epilogue &epi, int64_t row0, int64_t col0, int ctid)
     {
         static_assert(PAIRS % (MATRICES / 2) == 0, "whole stmatrix.x4 groups in a chunk");
-        if constexpr (FIN::bias) {
-            hg_bar_sync(bar_id, Cfg::WG_THREADS);
-            stash_bias(ctid);
-            hg_bar_sync(bar_id, Cfg::WG_THREADS);
-        }
         const bool lead = is_lead(ctid);
         const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
-        const int quad_col = 2 * (lane % QUAD);
         /* Lane l addresses row l % 8 of matrix l / 8: matrix x of a group
          * is pair block 2g + x / 2, row half x % 2. */
         const int m_row = warp * WARP_ROWS + MATRIX_ROWS * (lane / MATRIX_ROWS % 2) + lane % MATRIX_ROWS;
@@ -359,7 +342,6 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
             for (int q = 0; q < G::COL_CHUNKS; q++) {
                 uint8_t *slot = slots + (seq % Cfg::EPI_SLOTS) * Cfg::EPI_CHUNK_BYTES;
                 const typename Cfg::acc_t *frag = acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK;
-                const uint32_t *bias = bias_smem + (q * G::COLS + quad_col) / 2;
                 /* The warp's store EPI_SLOTS chunks back has read its rows
                  * of this slot; no other warp touches them. */
                 if (lead) hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 1>();
@@ -376,7 +358,6 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                         float v0, v1;
                         hg_acc_pair(frag, 4 * j + 2 * (x % 2), &v0, &v1);
                         if constexpr (SCALE) v0 *= epi.alpha, v1 *= epi.alpha;
-                        finish_pair<FIN>(bias, j, &v0, &v1);
                         packed[x] = hg_pack2<DT>(v0, v1);
                     }
                     hg_stmatrix_x4(slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block)), packed);
