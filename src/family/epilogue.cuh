@@ -24,8 +24,9 @@
  *      different 16-byte units, so the stores are free of bank conflicts.
  *      fence.proxy.async, __syncwarp.
  *   4. lane 0: TMA store of the warp's rows (the C map has the same
- *      swizzle), commit. It runs while the next chunk is staged in another
- *      slot, and the last ones while the next tile's mainloop runs.
+ *      swizzle) under L2's evict_first policy, commit (store_rows). It runs
+ *      while the next chunk is staged in another slot, and the last ones
+ *      while the next tile's mainloop runs.
  *
  * The common case (beta == 0, 16-bit C, every chunk starting inside C and
  * none straddling n; tile_interior) runs the same steps with one test a tile
@@ -266,10 +267,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
             hg_bar_sync(bar_id, Cfg::WG_THREADS);
             if (lead) hg_cp_async_bulk_commit_group();
         } else if (lead) {
-            const int warp = hg_fam_warp();
-            hg_tma_store_3d(map_cw, slot + warp * Cfg::EPI_BOX_BYTES, (int32_t)col0,
-                            (int32_t)(row0 + warp * Cfg::EPI_WARP_ROWS), batch);
-            hg_cp_async_bulk_commit_group();
+            store_rows(map_cw, slot, col0, row0);
         }
         seq++;
     }
@@ -364,14 +362,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 }
                 hg_fence_proxy_async_shared_cta();
                 __syncwarp();
-                if (lead) {
-                    hg_tma_store_3d(map_cw, slot + hg_fam_warp() * Cfg::EPI_BOX_BYTES,
-                                    (int32_t)(col0 + (int64_t)q * G::COLS),
-                                    (int32_t)(row0 + (int64_t)i * Cfg::EPI_ROWS +
-                                              hg_fam_warp() * Cfg::EPI_WARP_ROWS),
-                                    batch);
-                    hg_cp_async_bulk_commit_group();
-                }
+                if (lead) store_rows(map_cw, slot, col0 + (int64_t)q * G::COLS, row0 + (int64_t)i * Cfg::EPI_ROWS);
                 seq++;
             }
         }
@@ -414,6 +405,22 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 loaded = has_next || all_loaded;
             }
         }
+    }
+
+    /* Step 4, by the warp's lane 0: the TMA store of the warp's rows of the
+     * chunk staged in `slot` (C's rows row0.., columns col0..), and its
+     * commit. C is written once and this kernel never reads it back, so its
+     * lines go first from L2 (evict_first) instead of pushing out the lines
+     * of A and B that the next tiles read: without the policy, at short k
+     * (where C's bytes outnumber the operands'), A and B came from HBM
+     * several times over (docs/NOTES.md, eleventh session). */
+    __device__ __forceinline__ void store_rows(const CUtensorMap *map_cw, const uint8_t *slot, int64_t col0,
+                                               int64_t row0) const
+    {
+        const int warp = hg_fam_warp();
+        hg_tma_store_3d_hint(map_cw, slot + warp * Cfg::EPI_BOX_BYTES, (int32_t)col0,
+                             (int32_t)(row0 + warp * Cfg::EPI_WARP_ROWS), batch, hg_l2_policy_evict_first());
+        hg_cp_async_bulk_commit_group();
     }
 
     /* The thread's warp in its warp group, read where used. */

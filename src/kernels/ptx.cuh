@@ -245,6 +245,25 @@ static __device__ __forceinline__ void hg_tma_store_3d(const CUtensorMap *map, c
                  : "memory");
 }
 
+/* createpolicy.fractional.L2::evict_first (PTX ISA, createpolicy): an L2 policy under
+ * which every line an access touches is among the first to be evicted. */
+static __device__ __forceinline__ uint64_t hg_l2_policy_evict_first(void)
+{
+    uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    return policy;
+}
+
+/* hg_tma_store_3d under an L2 policy (.L2::cache_hint). */
+static __device__ __forceinline__ void hg_tma_store_3d_hint(const CUtensorMap *map, const void *src, int32_t c0,
+                                                            int32_t c1, int32_t c2, uint64_t policy)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group.L2::cache_hint"
+                 " [%0, {%2, %3, %4}], [%1], %5;" ::"l"((uint64_t)map),
+                 "r"(hg_smem_addr(src)), "r"(c0), "r"(c1), "r"(c2), "l"(policy)
+                 : "memory");
+}
+
 static __device__ __forceinline__ void hg_tma_prefetch_l2_3d(const CUtensorMap *map, int32_t c0, int32_t c1,
                                                              int32_t c2)
 {
