@@ -236,15 +236,6 @@ static __device__ __forceinline__ void hg_tma_load_3d_multicast(void *dst, const
         : "memory");
 }
 
-static __device__ __forceinline__ void hg_tma_store_3d(const CUtensorMap *map, const void *src, int32_t c0,
-                                                       int32_t c1, int32_t c2)
-{
-    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
-                     (uint64_t)map),
-                 "r"(hg_smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
-                 : "memory");
-}
-
 /* createpolicy.fractional.L2::evict_first (PTX ISA, createpolicy): an L2 policy under
  * which every line an access touches is among the first to be evicted. */
 static __device__ __forceinline__ uint64_t hg_l2_policy_evict_first(void)
@@ -254,7 +245,8 @@ static __device__ __forceinline__ uint64_t hg_l2_policy_evict_first(void)
     return policy;
 }
 
-/* hg_tma_store_3d under an L2 policy (.L2::cache_hint). */
+/* The 3-D tile store (shared -> global, one bulk group) under an L2 policy
+ * (.L2::cache_hint). */
 static __device__ __forceinline__ void hg_tma_store_3d_hint(const CUtensorMap *map, const void *src, int32_t c0,
                                                             int32_t c1, int32_t c2, uint64_t policy)
 {
