@@ -120,11 +120,11 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
 }
 
 static const gcase batch_cases[] = {
-    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},  /* nothing a multiple */
-    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},     /* m of 1 */
-    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0}, /* beta, alpha */
-    {HG_OP_N, HG_OP_T, 1000, 1000, 128, 0, 1.0f, 0.0f, 0, 0}, /* short k, several tiles a CTA across products */
-    {HG_OP_N, HG_OP_T, 512, 512, 1030, 0, 1.0f, 0.0f, 0, 0}, /* a stream-K split over the batch */
+    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0, 0},  /* nothing a multiple */
+    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0, 0},     /* m of 1 */
+    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0, 0}, /* beta, alpha */
+    {HG_OP_N, HG_OP_T, 1000, 1000, 128, 0, 1.0f, 0.0f, 0, 0, 0}, /* short k, several tiles a CTA across products */
+    {HG_OP_N, HG_OP_T, 512, 512, 1030, 0, 1.0f, 0.0f, 0, 0, 0}, /* a stream-K split over the batch */
 };
 
 static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__kernel_entry *e)

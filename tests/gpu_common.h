@@ -23,6 +23,7 @@ typedef struct {
     float alpha, beta;
     int misalign; /* offset A, B and C by one element (2-byte aligned only) */
     int ldc_extra; /* added to ldc after any rounding: an ldc that breaks TMA's rule */
+    int c_off;     /* C's base offset by this many elements, A and B not (C alone off 16 bytes) */
 } gcase;
 
 uint64_t rng_next(void);

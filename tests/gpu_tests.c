@@ -172,7 +172,7 @@ int run_case_c(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with
     }
     ldc += c->ldc_extra;
     size_t na = (size_t)(rows_a * lda), nb = (size_t)(rows_b * ldb), nc = (size_t)(c->m * ldc);
-    const size_t slack = 8;
+    const size_t slack = 8 + (size_t)c->c_off; /* elements past C's end: its offset */
     uint16_t *hA = (uint16_t *)malloc((na + 1) * 2), *hB = (uint16_t *)malloc((nb + 1) * 2);
     void *hC = malloc((nc + 1) * eb), *hOut = malloc((nc + 1) * eb);
     if (!hA || !hB || !hC || !hOut) {
@@ -205,7 +205,7 @@ int run_case_c(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with
         ok = hBias != NULL && cuda_ok(cudaMalloc((void **)&dBias, (size_t)(c->n + 1) * 2), "cudaMalloc bias") &&
              cuda_ok(cudaMemcpy(dBias, hBias, (size_t)c->n * 2, cudaMemcpyHostToDevice), "copy bias");
     /* misaligned: A and B off by one element, C by one of its own */
-    const size_t off = c->misalign ? 2 : 0, off_c = c->misalign ? (size_t)eb : 0;
+    const size_t off = c->misalign ? 2 : 0, off_c = (c->misalign ? (size_t)eb : 0) + (size_t)c->c_off * eb;
     if (ok)
         ok = cuda_ok(cudaMemcpy(dA + off, hA, na * 2, cudaMemcpyHostToDevice), "copy A") &&
              cuda_ok(cudaMemcpy(dB + off, hB, nb * 2, cudaMemcpyHostToDevice), "copy B") &&
@@ -251,35 +251,35 @@ int run_case_c(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with
 
 /* DESIGN.md's "Checking" shapes for the TN layout, which every kernel serves. */
 static const gcase tn_cases[] = {
-    {HG_OP_N, HG_OP_T, 128, 128, 64, 0, 1.0f, 0.0f, 0, 0},     /* one tile */
-    {HG_OP_N, HG_OP_T, 256, 640, 128, 0, 1.0f, 0.0f, 0, 0},    /* tile multiples */
-    {HG_OP_N, HG_OP_T, 1, 1, 1, 0, 1.0f, 0.0f, 0, 0},          /* the smallest */
-    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},       /* m of 1 */
-    {HG_OP_N, HG_OP_T, 300, 1, 64, 0, 1.0f, 0.0f, 0, 0},       /* n of 1 */
-    {HG_OP_N, HG_OP_T, 200, 72, 1, 0, 1.0f, 0.0f, 0, 0},       /* k of 1 */
-    {HG_OP_N, HG_OP_T, 100, 320, 64, 0, 1.0f, 0.0f, 0, 0},     /* a cluster's second tile wholly outside */
-    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},    /* nothing a multiple */
-    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0},   /* beta != 0, alpha != 1, larger lds */
-    {HG_OP_N, HG_OP_T, 128, 320, 40, 16, 2.0f, -1.0f, 0, 0},   /* k below one block, beta */
-    {HG_OP_N, HG_OP_T, 640, 960, 128, 0, 1.0f, 0.0f, 0, 0},    /* k of 2 blocks: fewer than the stages */
-    {HG_OP_N, HG_OP_T, 1000, 1000, 520, 24, 1.0f, 0.0f, 0, 0}, /* k not a multiple of 64 */
-    {HG_OP_N, HG_OP_T, 777, 555, 1000, 0, 1.0f, 1.0f, 0, 0},
-    {HG_OP_N, HG_OP_T, 2048, 2048, 2048, 0, 1.0f, 0.0f, 0, 0}, /* large: sampled */
-    {HG_OP_N, HG_OP_T, 4096, 4352, 1024, 0, 1.0f, 0.0f, 0, 0}, /* more tiles than SMs, several rounds */
+    {HG_OP_N, HG_OP_T, 128, 128, 64, 0, 1.0f, 0.0f, 0, 0, 0},     /* one tile */
+    {HG_OP_N, HG_OP_T, 256, 640, 128, 0, 1.0f, 0.0f, 0, 0, 0},    /* tile multiples */
+    {HG_OP_N, HG_OP_T, 1, 1, 1, 0, 1.0f, 0.0f, 0, 0, 0},          /* the smallest */
+    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0, 0},       /* m of 1 */
+    {HG_OP_N, HG_OP_T, 300, 1, 64, 0, 1.0f, 0.0f, 0, 0, 0},       /* n of 1 */
+    {HG_OP_N, HG_OP_T, 200, 72, 1, 0, 1.0f, 0.0f, 0, 0, 0},       /* k of 1 */
+    {HG_OP_N, HG_OP_T, 100, 320, 64, 0, 1.0f, 0.0f, 0, 0, 0},     /* a cluster's second tile wholly outside */
+    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0, 0},    /* nothing a multiple */
+    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0, 0},   /* beta != 0, alpha != 1, larger lds */
+    {HG_OP_N, HG_OP_T, 128, 320, 40, 16, 2.0f, -1.0f, 0, 0, 0},   /* k below one block, beta */
+    {HG_OP_N, HG_OP_T, 640, 960, 128, 0, 1.0f, 0.0f, 0, 0, 0},    /* k of 2 blocks: fewer than the stages */
+    {HG_OP_N, HG_OP_T, 1000, 1000, 520, 24, 1.0f, 0.0f, 0, 0, 0}, /* k not a multiple of 64 */
+    {HG_OP_N, HG_OP_T, 777, 555, 1000, 0, 1.0f, 1.0f, 0, 0, 0},
+    {HG_OP_N, HG_OP_T, 2048, 2048, 2048, 0, 1.0f, 0.0f, 0, 0, 0}, /* large: sampled */
+    {HG_OP_N, HG_OP_T, 4096, 4352, 1024, 0, 1.0f, 0.0f, 0, 0, 0}, /* more tiles than SMs, several rounds */
     /* short k over several tiles a CTA, where one tile's C stores overlap
      * the next tile's loads: n odd (C's last chunk copied out), alpha; then
      * k not a multiple of 64 */
-    {HG_OP_N, HG_OP_T, 2000, 3001, 128, 0, 1.5f, 0.0f, 0, 0},
-    {HG_OP_N, HG_OP_T, 1100, 2100, 200, 0, 1.0f, 0.0f, 0, 0},
-    {HG_OP_N, HG_OP_T, 3000, 5000, 700, 8, 0.5f, 0.5f, 0, 0},
-    {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 0.0f, 0.5f, 0, 0},    /* alpha = 0: A (holding a NaN) is not read */
+    {HG_OP_N, HG_OP_T, 2000, 3001, 128, 0, 1.5f, 0.0f, 0, 0, 0},
+    {HG_OP_N, HG_OP_T, 1100, 2100, 200, 0, 1.0f, 0.0f, 0, 0, 0},
+    {HG_OP_N, HG_OP_T, 3000, 5000, 700, 8, 0.5f, 0.5f, 0, 0, 0},
+    {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 0.0f, 0.5f, 0, 0, 0},    /* alpha = 0: A (holding a NaN) is not read */
 };
 
 /* Small shapes for compute-sanitizer (slow) and quick runs. */
 static const gcase quick_cases[] = {
-    {HG_OP_N, HG_OP_T, 100, 200, 72, 0, 1.0f, 0.0f, 0, 0},
-    {HG_OP_N, HG_OP_T, 300, 330, 130, 8, 1.0f, 0.5f, 0, 0},
-    {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 1.0f, 0.0f, 0, 0},
+    {HG_OP_N, HG_OP_T, 100, 200, 72, 0, 1.0f, 0.0f, 0, 0, 0},
+    {HG_OP_N, HG_OP_T, 300, 330, 130, 8, 1.0f, 0.5f, 0, 0, 0},
+    {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 1.0f, 0.0f, 0, 0, 0},
 };
 
 hg_handle gpu_handle(void)
@@ -334,17 +334,17 @@ static void test_v5(void) { run_kernel_tn(HG_KERNEL_V5); }
  * first two are small enough for compute-sanitizer. Run in sequence on one
  * handle, so a counter left non-zero by one launch breaks the next. */
 static const gcase sk_cases[] = {
-    {HG_OP_N, HG_OP_T, 100, 300, 1000, 0, 1.0f, 0.0f, 0, 0},      /* 1 pair, 2 pieces, rank 1 below C */
-    {HG_OP_N, HG_OP_T, 256, 320, 2048, 8, 1.0f, 0.5f, 0, 0},      /* 1 pair, 4 pieces */
-    {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0, 0},      /* 4 pairs over 16 clusters */
-    {HG_OP_N, HG_OP_T, 2560, 2240, 8192, 0, 1.0f, 0.0f, 0, 0},    /* 1 round of 66 + 4 pairs split */
-    {HG_OP_N, HG_OP_T, 2500, 2000, 4000, 0, -0.5f, 0.75f, 0, 0},  /* the same with every edge */
-    {HG_OP_N, HG_OP_T, 4096, 4096, 4096, 0, 1.0f, 0.0f, 0, 0},    /* 3 rounds + 10 pairs */
-    {HG_OP_N, HG_OP_T, 8192, 8192, 8192, 0, 1.0f, 0.0f, 0, 0},    /* 12 rounds + 40 pairs */
+    {HG_OP_N, HG_OP_T, 100, 300, 1000, 0, 1.0f, 0.0f, 0, 0, 0},      /* 1 pair, 2 pieces, rank 1 below C */
+    {HG_OP_N, HG_OP_T, 256, 320, 2048, 8, 1.0f, 0.5f, 0, 0, 0},      /* 1 pair, 4 pieces */
+    {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0, 0, 0},      /* 4 pairs over 16 clusters */
+    {HG_OP_N, HG_OP_T, 2560, 2240, 8192, 0, 1.0f, 0.0f, 0, 0, 0},    /* 1 round of 66 + 4 pairs split */
+    {HG_OP_N, HG_OP_T, 2500, 2000, 4000, 0, -0.5f, 0.75f, 0, 0, 0},  /* the same with every edge */
+    {HG_OP_N, HG_OP_T, 4096, 4096, 4096, 0, 1.0f, 0.0f, 0, 0, 0},    /* 3 rounds + 10 pairs */
+    {HG_OP_N, HG_OP_T, 8192, 8192, 8192, 0, 1.0f, 0.0f, 0, 0, 0},    /* 12 rounds + 40 pairs */
     /* a long k (hg_sk_split_for_k): 9 pieces a tile (a group of 8 and one
      * of 1 on the family's two-level fixup), then 16 a tile (2 groups of 8) */
-    {HG_OP_N, HG_OP_T, 256, 256, 40000, 0, 1.0f, 0.0f, 0, 0},
-    {HG_OP_N, HG_OP_T, 128, 256, 65536, 8, 1.0f, 0.5f, 0, 0},
+    {HG_OP_N, HG_OP_T, 256, 256, 40000, 0, 1.0f, 0.0f, 0, 0, 0},
+    {HG_OP_N, HG_OP_T, 128, 256, 65536, 8, 1.0f, 0.5f, 0, 0, 0},
 };
 
 /* The same call three times gives the same bits: the tail's partials are
@@ -386,15 +386,22 @@ static void sk_repeatable(hg_handle h, hg_kernel kid)
 }
 
 /* C whose rows break TMA's 16-byte rule (ldc not a multiple of 8, so every
- * other row starts off a 4-byte boundary), for a kernel that writes C per
- * thread (V6, the family's _ct configurations): stream-K tail and beta
- * included. */
+ * other row starts off a 4-byte boundary; or C's base off 16 bytes), for a
+ * kernel that writes C itself (V6, the family's _ct configurations): stream-K
+ * tail and beta included; interior tiles (a _ct row's 16-byte units) at
+ * every misalignment of a row's start, with alpha != 1, rows past m, and
+ * tiles beside them on C's edge. */
 static void run_odd_ldc(hg_handle h, hg_kernel kid)
 {
     static const gcase odd_ldc[] = {
-        {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 1},   {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 3},
-        {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 5},      {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0, 1},
-        {HG_OP_N, HG_OP_T, 100, 300, 1024, 0, 1.0f, 0.0f, 0, 7},
+        {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 1, 0},
+        {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 3, 0},
+        {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 5, 0},
+        {HG_OP_N, HG_OP_T, 512, 640, 8232, 8, 1.0f, 0.5f, 0, 1, 0},
+        {HG_OP_N, HG_OP_T, 100, 300, 1024, 0, 1.0f, 0.0f, 0, 7, 0},
+        {HG_OP_N, HG_OP_T, 200, 1000, 192, 0, 1.5f, 0.0f, 0, 3, 3},  /* C off 16 bytes too */
+        {HG_OP_N, HG_OP_T, 390, 1030, 256, 0, 1.0f, 0.0f, 0, 0, 5}, /* an aligned ldc, C off 16 bytes */
+        {HG_OP_N, HG_OP_T, 129, 2049, 64, 0, 1.0f, 0.0f, 0, 6, 1},  /* ldc 6 mod 8, one row past a tile */
     };
     for (int dt = 0; dt < 2; dt++)
         for (size_t i = 0; i < sizeof odd_ldc / sizeof odd_ldc[0]; i++) {
@@ -499,11 +506,11 @@ static void test_generic(void)
                 run_case(h, HG_KERNEL_GENERIC, &c, (hg_dtype)dt);
             }
     /* alpha = 0: C = beta C whatever A holds (a NaN is planted in A). */
-    gcase a0 = {HG_OP_N, HG_OP_T, 130, 200, 64, 0, 0.0f, 0.5f, 0, 0};
+    gcase a0 = {HG_OP_N, HG_OP_T, 130, 200, 64, 0, 0.0f, 0.5f, 0, 0, 0};
     run_case(h, HG_KERNEL_GENERIC, &a0, HG_F16);
     run_case(h, HG_KERNEL_AUTO, &a0, HG_BF16);
     /* k = 0: C = beta C, with beta = 0 writing zeros over NaN. */
-    gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 0.0f, 0, 0};
+    gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 0.0f, 0, 0, 0};
     run_case(h, HG_KERNEL_GENERIC, &z, HG_F16);
     z.beta = -2.0f;
     run_case(h, HG_KERNEL_GENERIC, &z, HG_BF16);
@@ -514,10 +521,10 @@ static void test_generic(void)
  * in its layout: partial tiles, beta, m of 1, a stream-K tail, a decode-sized
  * m; k = 0 through AUTO; a kernel of the series refuses it. */
 static const gcase epilogue_cases[] = {
-    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0},    /* nothing a multiple */
-    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0},   /* beta, alpha */
-    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0},       /* m of 1 */
-    {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 0, 1.0f, 0.0f, 0, 0}, /* a stream-K tail: sampled */
+    {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0, 0},    /* nothing a multiple */
+    {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0, 0},   /* beta, alpha */
+    {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0, 0},       /* m of 1 */
+    {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 0, 1.0f, 0.0f, 0, 0, 0}, /* a stream-K tail: sampled */
 };
 
 static int epilogue_on(hg_handle h, hg_kernel kid, const char *name, const hg__kernel_entry *e)
@@ -567,21 +574,21 @@ static int epilogue_on(hg_handle h, hg_kernel kid, const char *name, const hg__k
     }
     if (kid == HG_KERNEL_AUTO) {
         /* k = 0: C = act(beta C + bias); beta = 1 is not a no-op here. */
-        gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 1.0f, 0, 0};
+        gcase z = {HG_OP_N, HG_OP_T, 70, 90, 0, 3, 1.0f, 1.0f, 0, 0, 0};
         run_case_epi(h, HG_KERNEL_AUTO, &z, HG_F16, 1, HG_ACT_GELU_TANH);
         run_case_c(h, HG_KERNEL_AUTO, &z, HG_BF16, 1, HG_ACT_GELU_TANH, HG_C_F32);
         z.beta = 0.0f;
         run_case_epi(h, HG_KERNEL_AUTO, &z, HG_BF16, 1, HG_ACT_RELU);
         /* An fp32 C off TMA's rules (ldc odd, C off 16 bytes): GENERIC;
          * other layouts and a decode-sized m: whatever AUTO finds. */
-        gcase f = {HG_OP_N, HG_OP_T, 200, 333, 150, 0, 1.0f, 0.5f, 0, 1};
+        gcase f = {HG_OP_N, HG_OP_T, 200, 333, 150, 0, 1.0f, 0.5f, 0, 1, 0};
         run_case_c(h, HG_KERNEL_AUTO, &f, HG_F16, 1, HG_ACT_NONE, HG_C_F32);
         f.ldc_extra = 0, f.misalign = 1;
         run_case_c(h, HG_KERNEL_AUTO, &f, HG_BF16, 0, HG_ACT_RELU, HG_C_F32);
         static const gcase more[] = {
-            {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0},
-            {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_N, HG_OP_T, 1, 4096, 4096, 0, 1.0f, 0.0f, 0, 0},
-            {HG_OP_N, HG_OP_T, 64, 2048, 8200, 0, 1.0f, 1.0f, 0, 0},
+            {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0, 0},
+            {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_N, HG_OP_T, 1, 4096, 4096, 0, 1.0f, 0.0f, 0, 0, 0},
+            {HG_OP_N, HG_OP_T, 64, 2048, 8200, 0, 1.0f, 1.0f, 0, 0, 0},
         };
         for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
             run_case_c(h, HG_KERNEL_AUTO, &more[i], (hg_dtype)(i % 2), (int)(i % 2), HG_ACT_GELU_TANH, HG_C_F32);
@@ -601,27 +608,27 @@ static void test_auto(void)
     hg_handle h = gpu_handle();
     if (!h) return;
     static const gcase cases[] = {
-        {HG_OP_N, HG_OP_T, 1000, 1000, 520, 0, 1.0f, 0.0f, 0, 0}, {HG_OP_N, HG_OP_T, 333, 444, 555, 0, 1.0f, 0.0f, 1, 0},
-        {HG_OP_T, HG_OP_N, 333, 444, 555, 0, 1.0f, 0.0f, 0, 0},   {HG_OP_N, HG_OP_N, 100, 100, 100, 3, 1.0f, 1.0f, 0, 0},
-        {HG_OP_T, HG_OP_T, 64, 64, 0, 0, 1.0f, 0.25f, 0, 0},
+        {HG_OP_N, HG_OP_T, 1000, 1000, 520, 0, 1.0f, 0.0f, 0, 0, 0}, {HG_OP_N, HG_OP_T, 333, 444, 555, 0, 1.0f, 0.0f, 1, 0, 0},
+        {HG_OP_T, HG_OP_N, 333, 444, 555, 0, 1.0f, 0.0f, 0, 0, 0},   {HG_OP_N, HG_OP_N, 100, 100, 100, 3, 1.0f, 1.0f, 0, 0, 0},
+        {HG_OP_T, HG_OP_T, 64, 64, 0, 0, 1.0f, 0.25f, 0, 0, 0},
         /* aligned leading dimensions: the family's TT, NN, NT configurations;
          * an odd ldc: its _ct one */
-        {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0},
-        {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_N, HG_OP_T, 300, 704, 136, 0, 1.0f, 0.0f, 0, 1},
+        {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0, 0},
+        {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_N, HG_OP_T, 300, 704, 136, 0, 1.0f, 0.0f, 0, 1, 0},
         /* an odd lda or ldb with an aligned ldc: the layout's configuration on
          * a copy of A (TT, NT) or B (NN) (src/repack.c); then TN with every
          * leading dimension odd and a stream-K tail: the _ct configuration on
          * copies of both, the copies behind the counters */
-        {HG_OP_N, HG_OP_N, 300, 637, 256, 3, 1.0f, 0.5f, 0, 0},  {HG_OP_T, HG_OP_T, 301, 509, 250, 3, 1.0f, 0.0f, 0, 0},
-        {HG_OP_T, HG_OP_N, 250, 509, 130, 3, 1.0f, 0.0f, 0, 0},  {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 1, 1.0f, 0.0f, 0, 0},
+        {HG_OP_N, HG_OP_N, 300, 637, 256, 3, 1.0f, 0.5f, 0, 0, 0},  {HG_OP_T, HG_OP_T, 301, 509, 250, 3, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_T, HG_OP_N, 250, 509, 130, 3, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 1, 1.0f, 0.0f, 0, 0, 0},
         /* decode-sized m: the swapped configurations (C^T = B A^T), their
          * tiles split along k (stream-K; k not a multiple of the split or
          * of 64), beta, an odd ldc, n = 1; m = 65 and 120: the unswapped
          * 128 x 128 and the swapped 128 x 128 */
-        {HG_OP_N, HG_OP_T, 1, 4096, 4096, 0, 1.0f, 0.0f, 0, 0},  {HG_OP_N, HG_OP_T, 7, 1000, 2056, 0, 1.0f, 0.5f, 0, 0},
-        {HG_OP_N, HG_OP_T, 16, 1, 520, 0, 1.0f, 0.0f, 0, 0},    {HG_OP_N, HG_OP_T, 30, 2304, 4104, 0, 2.0f, 0.0f, 0, 1},
-        {HG_OP_N, HG_OP_T, 64, 2048, 8200, 0, 1.0f, 1.0f, 0, 0}, {HG_OP_N, HG_OP_T, 65, 512, 1000, 0, 1.0f, 0.0f, 0, 0},
-        {HG_OP_N, HG_OP_T, 120, 4096, 8200, 0, 1.0f, 0.5f, 0, 0},
+        {HG_OP_N, HG_OP_T, 1, 4096, 4096, 0, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_N, HG_OP_T, 7, 1000, 2056, 0, 1.0f, 0.5f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 16, 1, 520, 0, 1.0f, 0.0f, 0, 0, 0},    {HG_OP_N, HG_OP_T, 30, 2304, 4104, 0, 2.0f, 0.0f, 0, 1, 0},
+        {HG_OP_N, HG_OP_T, 64, 2048, 8200, 0, 1.0f, 1.0f, 0, 0, 0}, {HG_OP_N, HG_OP_T, 65, 512, 1000, 0, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 120, 4096, 8200, 0, 1.0f, 0.5f, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int dt = 0; dt < 2; dt++) run_case(h, HG_KERNEL_AUTO, &cases[i], (hg_dtype)dt);
@@ -718,16 +725,16 @@ static void test_slices(void)
     hg_handle h = gpu_handle();
     if (!h) return;
     static const slice_case cases[] = {
-        {{HG_OP_N, HG_OP_T, 200, 250, 16384, 0, 2.0f, 1.0f, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
-        {{HG_OP_N, HG_OP_T, 192, 130, 16384, 1, 1.0f, 0.5f, 0, 1}, 1, HG_ACT_GELU_TANH, HG_C_AS_INPUTS, 1},
-        {{HG_OP_N, HG_OP_T, 192, 256, 16384, 0, 1.0f, 0.5f, 0, 0}, 1, HG_ACT_RELU, HG_C_F32, 1},
-        {{HG_OP_N, HG_OP_T, 256, 256, 16384, 0, 1.0f, 0.0f, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
-        {{HG_OP_T, HG_OP_T, 128, 256, 16384, 0, 1.0f, 0.0f, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
-        {{HG_OP_N, HG_OP_N, 256, 128, 16384, 0, 1.0f, 0.0f, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
-        {{HG_OP_T, HG_OP_N, 256, 256, 16384, 0, 1.0f, 1.0f, 0, 0}, 1, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        {{HG_OP_N, HG_OP_T, 200, 250, 16384, 0, 2.0f, 1.0f, 0, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        {{HG_OP_N, HG_OP_T, 192, 130, 16384, 1, 1.0f, 0.5f, 0, 1, 0}, 1, HG_ACT_GELU_TANH, HG_C_AS_INPUTS, 1},
+        {{HG_OP_N, HG_OP_T, 192, 256, 16384, 0, 1.0f, 0.5f, 0, 0, 0}, 1, HG_ACT_RELU, HG_C_F32, 1},
+        {{HG_OP_N, HG_OP_T, 256, 256, 16384, 0, 1.0f, 0.0f, 0, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        {{HG_OP_T, HG_OP_T, 128, 256, 16384, 0, 1.0f, 0.0f, 0, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        {{HG_OP_N, HG_OP_N, 256, 128, 16384, 0, 1.0f, 0.0f, 0, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        {{HG_OP_T, HG_OP_N, 256, 256, 16384, 0, 1.0f, 1.0f, 0, 0, 0}, 1, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
         /* k = 8 x 2039 (a prime): no cut into slices of whole 16-byte rows of
          * 512 or more; the kernel's own split */
-        {{HG_OP_N, HG_OP_T, 256, 256, 16312, 0, 1.0f, 0.0f, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 0},
+        {{HG_OP_N, HG_OP_T, 256, 256, 16312, 0, 1.0f, 0.0f, 0, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int dt = 0; dt < 2; dt++) {
@@ -749,7 +756,7 @@ static void test_stream(void)
     cudaStream_t st;
     if (!cuda_ok(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream")) return;
     CHECK(hg_set_stream(h, (struct CUstream_st *)st) == HG_STATUS_SUCCESS, "set_stream");
-    gcase c = {HG_OP_N, HG_OP_T, 512, 512, 512, 0, 1.0f, 0.0f, 0, 0};
+    gcase c = {HG_OP_N, HG_OP_T, 512, 512, 512, 0, 1.0f, 0.0f, 0, 0, 0};
     run_case(h, HG_KERNEL_AUTO, &c, HG_F16);
     cudaStreamDestroy(st);
     hg_destroy(h);
@@ -776,13 +783,13 @@ static void test_large(void)
         hg_kernel kid;
         const char *name = hg_kernel_info(i, &kid, NULL);
         if (hg_gpu_kernel_filter ? strcmp(hg_gpu_kernel_filter, name) != 0 : !large_by_default(kid)) continue;
-        gcase c = {HG_OP_N, HG_OP_T, 65600, 32776, 72, 0, 1.0f, 0.0f, 0, 0};
+        gcase c = {HG_OP_N, HG_OP_T, 65600, 32776, 72, 0, 1.0f, 0.0f, 0, 0, 0};
         run_case_as(h, kid, &c, HG_F16);
         if (kid == HG_KERNEL_GENERIC) {
-            gcase t = {HG_OP_T, HG_OP_N, 40, 40000, 72, 0, 1.0f, 0.0f, 0, 0};
+            gcase t = {HG_OP_T, HG_OP_N, 40, 40000, 72, 0, 1.0f, 0.0f, 0, 0, 0};
             run_case(h, kid, &t, HG_BF16); /* NT: index math of both transposed loads */
         }
-        gcase a = {HG_OP_N, HG_OP_T, 262151, 24, 8200, 0, 1.0f, 0.0f, 0, 0};
+        gcase a = {HG_OP_N, HG_OP_T, 262151, 24, 8200, 0, 1.0f, 0.0f, 0, 0, 0};
         run_case_as(h, kid, &a, HG_BF16);
     }
     hg_destroy(h);

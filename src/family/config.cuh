@@ -61,13 +61,15 @@ struct hg_fam_cfg {
     static constexpr bool CALL_B_MN = SWAP_AB ? A_MN : B_MN;
     static constexpr hg_op OP_A = CALL_A_MN ? HG_OP_T : HG_OP_N;
     static constexpr hg_op OP_B = CALL_B_MN ? HG_OP_N : HG_OP_T;
-    /* true: each consumer thread writes its fragment's elements to C
+    /* true: C may break TMA's 16-byte rule (an odd ldc, a base off 16
+     * bytes), so the consumers write it themselves: an interior tile with
+     * beta == 0 and no bias or activation through the staging below, in
+     * 16-byte units of C's own alignment (epilogue.cuh's tile_units); a
+     * swapped row with beta == 0 through a stage of C^T, C's rows whole
+     * (hg_fam_swap_store); anything else per thread from the fragment
      * (common.cuh's hg_store_wgmma_acc: 4-byte pairs where aligned, else
-     * single elements), so C may break TMA's 16-byte rule (an odd ldc, a
-     * base off 16 bytes); the staging below then goes unused, except in a
-     * swapped row with beta == 0, which stages C^T to store C's rows whole
-     * (epilogue.cuh's hg_fam_swap_store). false: the
-     * staged TMA-store epilogue (epilogue.cuh). */
+     * single elements). false: the staged TMA-store epilogue
+     * (epilogue.cuh). */
     static constexpr bool C_THREAD = C_THREAD_;
     static_assert(C_THREAD || !SWAP_AB, "a swapped kernel writes C^T per thread (no TMA store of a transpose)");
     /* true: fp16 accumulators (hg_matmul's HG_COMPUTE_16F; fp16 inputs
@@ -241,9 +243,9 @@ struct hg_fam_cfg {
     /* A swapped row stages each consumer's C^T block (BN rows of C by WG_M
      * columns) to store C's rows whole (epilogue.cuh's hg_fam_swap_store). */
     static constexpr int SWAP_STAGE_BYTES = BN * WG_M * ELEM_BYTES;
-    static constexpr int EPI_BYTES = SWAP_AB    ? CONSUMERS * SWAP_STAGE_BYTES
-                                     : C_THREAD ? 0 /* written per thread */
-                                                : CONSUMERS * EPI_SLOTS * EPI_CHUNK_BYTES;
+    /* A _ct row (C_THREAD, not swapped) stages its interior tiles in the
+     * same slots, to write C in 16-byte units (epilogue.cuh's tile_units). */
+    static constexpr int EPI_BYTES = SWAP_AB ? CONSUMERS * SWAP_STAGE_BYTES : CONSUMERS * EPI_SLOTS * EPI_CHUNK_BYTES;
     static constexpr int OFF_BARRIERS = OFF_EPI + EPI_BYTES;
     static constexpr int TURN_BARRIERS = PINGPONG ? CONSUMERS : 0;     /* ping-pong: whose mainloop is next */
     static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS + TURN_BARRIERS; /* full, empty, C loads, turns */

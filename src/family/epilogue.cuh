@@ -327,42 +327,172 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
     __device__ __forceinline__ void tile_interior(const CUtensorMap *map_cw, const typename Cfg::acc_t *acc,
                                                   const hg_epilogue &epi, int64_t row0, int64_t col0, int ctid)
     {
-        static_assert(PAIRS % (MATRICES / 2) == 0, "whole stmatrix.x4 groups in a chunk");
         const bool lead = is_lead(ctid);
-        const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
-        /* Lane l addresses row l % 8 of matrix l / 8: matrix x of a group
-         * is pair block 2g + x / 2, row half x % 2. */
-        const int m_row = warp * WARP_ROWS + MATRIX_ROWS * (lane / MATRIX_ROWS % 2) + lane % MATRIX_ROWS;
-        const int m_block = lane / (2 * MATRIX_ROWS);
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++) {
 #pragma unroll
             for (int q = 0; q < G::COL_CHUNKS; q++) {
                 uint8_t *slot = slots + (seq % Cfg::EPI_SLOTS) * Cfg::EPI_CHUNK_BYTES;
-                const typename Cfg::acc_t *frag = acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK;
                 /* The warp's store EPI_SLOTS chunks back has read its rows
                  * of this slot; no other warp touches them. */
                 if (lead) hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 1>();
                 __syncwarp();
-                const uint32_t slot_addr = hg_smem_addr(slot);
-#pragma unroll
-                for (int g = 0; g < PAIRS / (MATRICES / 2); g++) {
-                    uint32_t packed[MATRICES];
-#pragma unroll
-                    for (int x = 0; x < MATRICES; x++) {
-                        /* Pair block j = 2g + x / 2, half h = x % 2: fragment
-                         * elements 4j + 2h and the next. */
-                        const int j = 2 * g + x / 2;
-                        float v0, v1;
-                        hg_acc_pair(frag, 4 * j + 2 * (x % 2), &v0, &v1);
-                        if constexpr (SCALE) v0 *= epi.alpha, v1 *= epi.alpha;
-                        packed[x] = hg_pack2<DT>(v0, v1);
-                    }
-                    hg_stmatrix_x4(slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block)), packed);
-                }
+                stage_matrix<SCALE>(slot, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, ctid);
                 hg_fence_proxy_async_shared_cta();
                 __syncwarp();
                 if (lead) store_rows(map_cw, slot, col0 + (int64_t)q * G::COLS, row0 + (int64_t)i * Cfg::EPI_ROWS);
+                seq++;
+            }
+        }
+    }
+
+    /* Step 3 of the interior paths: the warp's rows of one chunk (fragment
+     * frag) into slot, one stmatrix.x4 per two column pairs by both row
+     * halves (the fragment is stmatrix's layout: a quarter of the store
+     * instructions of st.shared, one address each), alpha's multiplies only
+     * where SCALE. */
+    template <bool SCALE>
+    static __device__ __forceinline__ void stage_matrix(uint8_t *slot, const typename Cfg::acc_t *frag,
+                                                        const hg_epilogue &epi, int ctid)
+    {
+        static_assert(PAIRS % (MATRICES / 2) == 0, "whole stmatrix.x4 groups in a chunk");
+        const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
+        /* Lane l addresses row l % 8 of matrix l / 8: matrix x of a group
+         * is pair block 2g + x / 2, row half x % 2. */
+        const int m_row = warp * WARP_ROWS + MATRIX_ROWS * (lane / MATRIX_ROWS % 2) + lane % MATRIX_ROWS;
+        const int m_block = lane / (2 * MATRIX_ROWS);
+        const uint32_t slot_addr = hg_smem_addr(slot);
+#pragma unroll
+        for (int g = 0; g < PAIRS / (MATRICES / 2); g++) {
+            uint32_t packed[MATRICES];
+#pragma unroll
+            for (int x = 0; x < MATRICES; x++) {
+                /* Pair block j = 2g + x / 2, half h = x % 2: fragment
+                 * elements 4j + 2h and the next. */
+                const int j = 2 * g + x / 2;
+                float v0, v1;
+                hg_acc_pair(frag, 4 * j + 2 * (x % 2), &v0, &v1);
+                if constexpr (SCALE) v0 *= epi.alpha, v1 *= epi.alpha;
+                packed[x] = hg_pack2<DT>(v0, v1);
+            }
+            hg_stmatrix_x4(slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block)), packed);
+        }
+    }
+
+    /* The interior case of a C whose rows break TMA's 16-byte rule (an ldc
+     * that is not a multiple of 8, or C's base off 16 bytes: the _ct rows),
+     * which TMA cannot store: TMA faults on a box whose global start is off
+     * 16 bytes (tools/probe_tma_phase.cu). Per-thread stores of the
+     * fragment's pairs (4-byte pieces of 8 rows a store instruction) cost
+     * their count of store requests and sectors, not their instructions
+     * (docs/NOTES.md, twelfth session). Instead each warp stages its rows as tile_interior does (two
+     * slots, no bulk stores, so no proxy fence and no wait), then writes
+     * each row in whole 16-byte units of C's own alignment: a row that
+     * starts a halfwords past a 16-byte boundary has its unit u hold
+     * columns [8u - a, 8u + 8 - a): the last a of the slot's unit u - 1 (of
+     * the previous chunk, in the other slot, for u = 0) and the first 8 - a
+     * of unit u, shifted into place in registers (units_shift). Only the
+     * tile's first unit of a row (columns before its start belong to the
+     * tile on the left) and its last (the a columns past the last unit) are
+     * written element by element. */
+    static constexpr int UNIT_ELEMS = Cfg::SWIZZLE_UNIT_BYTES / Cfg::ELEM_BYTES;     /* 8 */
+    static constexpr int ROW_UNITS = G::COLS / UNIT_ELEMS;                          /* 8 */
+    static constexpr int UNIT_WORDS = Cfg::SWIZZLE_UNIT_BYTES / (int)sizeof(uint32_t); /* 4 */
+    static constexpr int UNIT_ROWS = Cfg::WARP_THREADS / ROW_UNITS;                 /* rows a pass: 4 */
+    static constexpr int UNIT_PASSES = WARP_ROWS / UNIT_ROWS;                       /* 4 */
+    static constexpr uint32_t HALF_BITS = 16;
+
+    /* Halfwords [8 - a, 16 - a) of prev followed by cur (a in 0..7): the
+     * 16-byte unit of C that starts a halfwords before cur. Selects by the
+     * word offset (two steps), then a funnel shift when it is odd, so every
+     * register index is a constant (no local memory). */
+    static __device__ __forceinline__ uint4 units_shift(const uint4 &prev, const uint4 &cur, uint32_t a)
+    {
+        if (a == 0) return cur;
+        const uint32_t w[2 * UNIT_WORDS] = {prev.x, prev.y, prev.z, prev.w, cur.x, cur.y, cur.z, cur.w};
+        const uint32_t start = UNIT_ELEMS - a; /* 1..7 halfwords */
+        const uint32_t words = start / 2;      /* 0..3 */
+        uint32_t t[2 * UNIT_WORDS - 1], v[UNIT_WORDS + 1], o[UNIT_WORDS];
+#pragma unroll
+        for (int i = 0; i < 2 * UNIT_WORDS - 1; i++) t[i] = (words & 1u) ? w[i + 1] : w[i];
+#pragma unroll
+        for (int i = 0; i < UNIT_WORDS + 1; i++) v[i] = (words & 2u) ? t[i + 2] : t[i];
+#pragma unroll
+        for (int i = 0; i < UNIT_WORDS; i++) o[i] = (start & 1u) ? __funnelshift_r(v[i], v[i + 1], HALF_BITS) : v[i];
+        return make_uint4(o[0], o[1], o[2], o[3]);
+    }
+
+    /* Halfword h (a constant) of a unit. */
+    static __device__ __forceinline__ uint16_t unit_half(const uint4 &u, int h)
+    {
+        const uint32_t w = h / 2 == 0 ? u.x : h / 2 == 1 ? u.y : h / 2 == 2 ? u.z : u.w;
+        return (uint16_t)(h % 2 ? w >> HALF_BITS : w & 0xFFFFu);
+    }
+
+    /* A _ct row's tile in 16-byte units where it can be (the plain kernel,
+     * 16-bit C, interior): returns whether it wrote the tile. */
+    __device__ __forceinline__ bool units_interior(const typename Cfg::acc_t *acc, const hg_epilogue &epi,
+                                                   int64_t row0, int64_t col0, int ctid)
+    {
+        if constexpr (EPI || Cfg::SWAP_AB || hg_c_is_f32<CT>) {
+            return false;
+        } else {
+            if (!interior(epi, row0, col0)) return false;
+            if (epi.alpha == 1.0f) tile_units<false>(acc, epi, row0, col0, ctid);
+            else tile_units<true>(acc, epi, row0, col0, ctid);
+            return true;
+        }
+    }
+
+    template <bool SCALE>
+    __device__ __forceinline__ void tile_units(const typename Cfg::acc_t *acc, const hg_epilogue &epi, int64_t row0,
+                                               int64_t col0, int ctid)
+    {
+        static_assert(!hg_c_is_f32<CT> && Cfg::EPI_SLOTS == 2, "16-bit C, the previous chunk in the other slot");
+        const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
+        const int u = lane % ROW_UNITS;
+        uint16_t *c16 = (uint16_t *)epi.C;
+#pragma unroll
+        for (int i = 0; i < Cfg::M_ATOMS; i++) {
+#pragma unroll
+            for (int q = 0; q < G::COL_CHUNKS; q++) {
+                uint8_t *slot = slots + (seq % Cfg::EPI_SLOTS) * Cfg::EPI_CHUNK_BYTES;
+                const uint8_t *prev_slot = slots + ((seq + 1) % Cfg::EPI_SLOTS) * Cfg::EPI_CHUNK_BYTES;
+                /* The warp's reads of this slot (two chunks back) are done. */
+                __syncwarp();
+                stage_matrix<SCALE>(slot, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, ctid);
+                __syncwarp();
+                const int64_t ccol = col0 + (int64_t)q * G::COLS;
+#pragma unroll
+                for (int p = 0; p < UNIT_PASSES; p++) {
+                    const int r = warp * WARP_ROWS + p * UNIT_ROWS + lane / ROW_UNITS; /* the slot's row */
+                    const int64_t row = row0 + (int64_t)i * Cfg::EPI_ROWS + r;
+                    const uint4 cur = *(const uint4 *)(slot + hg_fam_swizzled<Cfg>(r, u * UNIT_ELEMS));
+                    /* Unit u - 1 of the row: this chunk's, or the last of
+                     * the previous chunk's (none before a row's first). */
+                    const uint4 prev = u > 0  ? *(const uint4 *)(slot + hg_fam_swizzled<Cfg>(r, (u - 1) * UNIT_ELEMS))
+                                       : q > 0 ? *(const uint4 *)(prev_slot + hg_fam_swizzled<Cfg>(r, (ROW_UNITS - 1) * UNIT_ELEMS))
+                                               : cur;
+                    if (row >= epi.m) continue;
+                    uint16_t *x = c16 + row * epi.ldc + ccol;            /* the chunk's row in C */
+                    const uint32_t a = (uint32_t)((uintptr_t)x / Cfg::ELEM_BYTES % UNIT_ELEMS);
+                    uint16_t *unit0 = x - a;                              /* 16-byte aligned */
+                    const uint4 out = units_shift(prev, cur, a);
+                    if (u > 0 || q > 0 || a == 0) {
+                        *(uint4 *)(unit0 + u * UNIT_ELEMS) = out;
+                    } else {
+#pragma unroll
+                        for (int h = 1; h < UNIT_ELEMS; h++) /* the row's first unit: columns from col0 on */
+                            if ((uint32_t)h >= a) unit0[h] = unit_half(out, h);
+                    }
+                    if (q == G::COL_CHUNKS - 1 && u == ROW_UNITS - 1 && a != 0) {
+                        /* The row's last a columns, past its last unit. */
+                        const uint4 tail = units_shift(cur, cur, a);
+#pragma unroll
+                        for (int h = 0; h < UNIT_ELEMS - 1; h++)
+                            if ((uint32_t)h < a) unit0[ROW_UNITS * UNIT_ELEMS + h] = unit_half(tail, h);
+                    }
+                }
                 seq++;
             }
         }

@@ -207,6 +207,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 continue;
             }
             if constexpr (Cfg::C_THREAD) {
+                if (out.units_interior(acc, epi, row0, offset_n, ctid)) { /* in 16-byte units */
+                    pr.epi += hg_prof_clock() - t_drained;
+                    continue;
+                }
                 hg_fin_dispatch<EPI>(epi, [&](auto fin) {
                     const hg_epilogue &product = Cfg::BATCHES ? hg_epilogue_at<CT>(epi, out.batch) : epi;
                     /* An fp32 C per thread: its stage would take twice the
