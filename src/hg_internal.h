@@ -334,8 +334,8 @@ HG_DECLARE_KERNEL(v6);
 #define HG_FAM_FUSES_EPILOGUE(bm, bn) ((bm) != 256)
 
 /* Whether it writes an fp32 C (HG_C_F32): the rows that fuse hg_matmul's
- * epilogue, staged or swapped (per thread), but not the _ct rows (16-bit
- * per-thread stores only). GENERIC writes the rest. */
+ * epilogue, staged or swapped (per thread), but not the _ct rows (a 16-bit
+ * C only). GENERIC writes the rest. */
 #define HG_FAM_WRITES_F32(bm, bn, c_thread, swap) (HG_FAM_FUSES_EPILOGUE(bm, bn) && ((swap) || !(c_thread)))
 /* The refusal of a kernel that does not, for dispatch (hopgemm.c's lacks)
  * and the family's own can_serve alike. */

@@ -586,8 +586,10 @@ static int epilogue_on(hg_handle h, hg_kernel kid, const char *name, const hg__k
         f.ldc_extra = 0, f.misalign = 1;
         run_case_c(h, HG_KERNEL_AUTO, &f, HG_BF16, 0, HG_ACT_RELU, HG_C_F32);
         static const gcase more[] = {
-            {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0, 0},
-            {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_N, HG_OP_T, 1, 4096, 4096, 0, 1.0f, 0.0f, 0, 0, 0},
+            {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0, 0},
+            {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0, 0},
+            {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0, 0},
+            {HG_OP_N, HG_OP_T, 1, 4096, 4096, 0, 1.0f, 0.0f, 0, 0, 0},
             {HG_OP_N, HG_OP_T, 64, 2048, 8200, 0, 1.0f, 1.0f, 0, 0, 0},
         };
         for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
@@ -608,26 +610,35 @@ static void test_auto(void)
     hg_handle h = gpu_handle();
     if (!h) return;
     static const gcase cases[] = {
-        {HG_OP_N, HG_OP_T, 1000, 1000, 520, 0, 1.0f, 0.0f, 0, 0, 0}, {HG_OP_N, HG_OP_T, 333, 444, 555, 0, 1.0f, 0.0f, 1, 0, 0},
-        {HG_OP_T, HG_OP_N, 333, 444, 555, 0, 1.0f, 0.0f, 0, 0, 0},   {HG_OP_N, HG_OP_N, 100, 100, 100, 3, 1.0f, 1.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 1000, 1000, 520, 0, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 333, 444, 555, 0, 1.0f, 0.0f, 1, 0, 0},
+        {HG_OP_T, HG_OP_N, 333, 444, 555, 0, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_N, 100, 100, 100, 3, 1.0f, 1.0f, 0, 0, 0},
         {HG_OP_T, HG_OP_T, 64, 64, 0, 0, 1.0f, 0.25f, 0, 0, 0},
         /* aligned leading dimensions: the family's TT, NN, NT configurations;
          * an odd ldc: its _ct one */
-        {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0, 0},
-        {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_N, HG_OP_T, 300, 704, 136, 0, 1.0f, 0.0f, 0, 1, 0},
+        {HG_OP_N, HG_OP_N, 512, 640, 256, 0, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_T, HG_OP_T, 384, 512, 320, 0, 1.0f, 0.5f, 0, 0, 0},
+        {HG_OP_T, HG_OP_N, 256, 256, 130, 0, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 300, 704, 136, 0, 1.0f, 0.0f, 0, 1, 0},
         /* an odd lda or ldb with an aligned ldc: the layout's configuration on
          * a copy of A (TT, NT) or B (NN) (src/repack.c); then TN with every
          * leading dimension odd and a stream-K tail: the _ct configuration on
          * copies of both, the copies behind the counters */
-        {HG_OP_N, HG_OP_N, 300, 637, 256, 3, 1.0f, 0.5f, 0, 0, 0},  {HG_OP_T, HG_OP_T, 301, 509, 250, 3, 1.0f, 0.0f, 0, 0, 0},
-        {HG_OP_T, HG_OP_N, 250, 509, 130, 3, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 1, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_N, 300, 637, 256, 3, 1.0f, 0.5f, 0, 0, 0},
+        {HG_OP_T, HG_OP_T, 301, 509, 250, 3, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_T, HG_OP_N, 250, 509, 130, 3, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 1, 1.0f, 0.0f, 0, 0, 0},
         /* decode-sized m: the swapped configurations (C^T = B A^T), their
          * tiles split along k (stream-K; k not a multiple of the split or
          * of 64), beta, an odd ldc, n = 1; m = 65 and 120: the unswapped
          * 128 x 128 and the swapped 128 x 128 */
-        {HG_OP_N, HG_OP_T, 1, 4096, 4096, 0, 1.0f, 0.0f, 0, 0, 0},  {HG_OP_N, HG_OP_T, 7, 1000, 2056, 0, 1.0f, 0.5f, 0, 0, 0},
-        {HG_OP_N, HG_OP_T, 16, 1, 520, 0, 1.0f, 0.0f, 0, 0, 0},    {HG_OP_N, HG_OP_T, 30, 2304, 4104, 0, 2.0f, 0.0f, 0, 1, 0},
-        {HG_OP_N, HG_OP_T, 64, 2048, 8200, 0, 1.0f, 1.0f, 0, 0, 0}, {HG_OP_N, HG_OP_T, 65, 512, 1000, 0, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 1, 4096, 4096, 0, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 7, 1000, 2056, 0, 1.0f, 0.5f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 16, 1, 520, 0, 1.0f, 0.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 30, 2304, 4104, 0, 2.0f, 0.0f, 0, 1, 0},
+        {HG_OP_N, HG_OP_T, 64, 2048, 8200, 0, 1.0f, 1.0f, 0, 0, 0},
+        {HG_OP_N, HG_OP_T, 65, 512, 1000, 0, 1.0f, 0.0f, 0, 0, 0},
         {HG_OP_N, HG_OP_T, 120, 4096, 8200, 0, 1.0f, 0.5f, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -385,9 +385,10 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
      * 16 bytes (tools/probe_tma_phase.cu). Per-thread stores of the
      * fragment's pairs (4-byte pieces of 8 rows a store instruction) cost
      * their count of store requests and sectors, not their instructions
-     * (docs/NOTES.md, twelfth session). Instead each warp stages its rows as tile_interior does (two
-     * slots, no bulk stores, so no proxy fence and no wait), then writes
-     * each row in whole 16-byte units of C's own alignment: a row that
+     * (docs/NOTES.md, twelfth session). Instead each warp stages its rows
+     * as tile_interior does (two slots, no bulk stores, so no proxy fence
+     * and no wait), then writes each row in whole 16-byte units of C's own
+     * alignment: a row that
      * starts a halfwords past a 16-byte boundary has its unit u hold
      * columns [8u - a, 8u + 8 - a): the last a of the slot's unit u - 1 (of
      * the previous chunk, in the other slot, for u = 0) and the first 8 - a
@@ -470,9 +471,10 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                     const uint4 cur = *(const uint4 *)(slot + hg_fam_swizzled<Cfg>(r, u * UNIT_ELEMS));
                     /* Unit u - 1 of the row: this chunk's, or the last of
                      * the previous chunk's (none before a row's first). */
-                    const uint4 prev = u > 0  ? *(const uint4 *)(slot + hg_fam_swizzled<Cfg>(r, (u - 1) * UNIT_ELEMS))
-                                       : q > 0 ? *(const uint4 *)(prev_slot + hg_fam_swizzled<Cfg>(r, (ROW_UNITS - 1) * UNIT_ELEMS))
-                                               : cur;
+                    const uint4 prev =
+                        u > 0   ? *(const uint4 *)(slot + hg_fam_swizzled<Cfg>(r, (u - 1) * UNIT_ELEMS))
+                        : q > 0 ? *(const uint4 *)(prev_slot + hg_fam_swizzled<Cfg>(r, (ROW_UNITS - 1) * UNIT_ELEMS))
+                                : cur;
                     if (row >= epi.m) continue;
                     uint16_t *x = c16 + row * epi.ldc + ccol;            /* the chunk's row in C */
                     const uint32_t a = (uint32_t)((uintptr_t)x / Cfg::ELEM_BYTES % UNIT_ELEMS);
