@@ -253,7 +253,8 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         }
         /* The chunk's bias, from the consumer's copy (tile_as). */
         const int quad_col = 2 * (ctid % Cfg::WARP_THREADS % QUAD);
-        stage<FIN>(slot, frag, epi, bias_smem + (bias_off + quad_col) / 2, ctid);
+        if constexpr (hg_c_is_f32<CT>) stage<FIN>(slot, frag, epi, bias_smem + (bias_off + quad_col) / 2, ctid);
+        else stage_matrix<true, true, FIN>(slot, frag, epi, ctid, bias_smem + (bias_off + quad_col) / 2);
         hg_fence_proxy_async_shared_cta();
         __syncwarp();
         if (col0 + G::COLS > epi.n && epi.n % G::TMA_ALIGN_ELEMS != 0) {
@@ -346,25 +347,34 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         }
     }
 
-    /* Step 3 of the interior paths: the warp's rows of one chunk (fragment
-     * frag) into slot, one stmatrix.x4 per two column pairs by both row
-     * halves (the fragment is stmatrix's layout: a quarter of the store
-     * instructions of st.shared, one address each), alpha's multiplies only
-     * where SCALE. */
-    template <bool SCALE>
+    /* Step 3 with stmatrix, for a 16-bit C: the warp's rows of one chunk
+     * (fragment frag) into slot, one stmatrix.x4 per two column pairs by
+     * both row halves (the fragment is stmatrix's layout: a quarter of the
+     * store instructions of st.shared, one address each). SCALE: alpha's
+     * multiplies (the interior paths skip them at alpha = 1). OLD_C: with
+     * beta != 0 the slot holds the chunk's old C, read first by ldmatrix
+     * from the same addresses (the same layout again). FIN: the bias and
+     * activation, the bias of pair block j at bias[j * PAIR_COLS / 2] (as
+     * stage()). */
+    template <bool SCALE, bool OLD_C = false, class FIN = hg_fin_none>
     static __device__ __forceinline__ void stage_matrix(uint8_t *slot, const typename Cfg::acc_t *frag,
-                                                        const hg_epilogue &epi, int ctid)
+                                                        const hg_epilogue &epi, int ctid,
+                                                        const uint32_t *bias = nullptr)
     {
         static_assert(PAIRS % (MATRICES / 2) == 0, "whole stmatrix.x4 groups in a chunk");
+        static_assert(!hg_c_is_f32<CT>, "stmatrix moves 16-bit elements");
         const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
         /* Lane l addresses row l % 8 of matrix l / 8: matrix x of a group
          * is pair block 2g + x / 2, row half x % 2. */
         const int m_row = warp * WARP_ROWS + MATRIX_ROWS * (lane / MATRIX_ROWS % 2) + lane % MATRIX_ROWS;
         const int m_block = lane / (2 * MATRIX_ROWS);
         const uint32_t slot_addr = hg_smem_addr(slot);
+        const bool with_c = OLD_C && epi.beta != 0.0f;
 #pragma unroll
         for (int g = 0; g < PAIRS / (MATRICES / 2); g++) {
-            uint32_t packed[MATRICES];
+            const uint32_t addr = slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block));
+            uint32_t packed[MATRICES], old[MATRICES];
+            if (with_c) hg_ldmatrix_x4(old, addr);
 #pragma unroll
             for (int x = 0; x < MATRICES; x++) {
                 /* Pair block j = 2g + x / 2, half h = x % 2: fragment
@@ -373,9 +383,20 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 float v0, v1;
                 hg_acc_pair(frag, 4 * j + 2 * (x % 2), &v0, &v1);
                 if constexpr (SCALE) v0 *= epi.alpha, v1 *= epi.alpha;
+                if (with_c) {
+                    v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[x] & 0xFFFFu));
+                    v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[x] >> 16));
+                }
+                if constexpr (FIN::bias) {
+                    const uint32_t pair = bias[j * PAIR_COLS / 2];
+                    v0 = hg_fin_apply<FIN>(v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFFu)));
+                    v1 = hg_fin_apply<FIN>(v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
+                } else {
+                    v0 = hg_fin_apply<FIN>(v0, 0.0f), v1 = hg_fin_apply<FIN>(v1, 0.0f);
+                }
                 packed[x] = hg_pack2<DT>(v0, v1);
             }
-            hg_stmatrix_x4(slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block)), packed);
+            hg_stmatrix_x4(addr, packed);
         }
     }
 
