@@ -22,7 +22,9 @@
  *      old value from the same place first when beta != 0), at the 128-byte
  *      swizzle's address: the 8 rows a warp writes at once fall in 8
  *      different 16-byte units, so the stores are free of bank conflicts.
- *      fence.proxy.async, __syncwarp.
+ *      A 16-bit C moves by stmatrix (its old value by ldmatrix from the
+ *      same addresses: the fragment is their layout), an fp32 C by one
+ *      st.shared (ld.shared) a pair. fence.proxy.async, __syncwarp.
  *   4. lane 0: TMA store of the warp's rows (the C map has the same
  *      swizzle) under L2's evict_first policy, commit (store_rows). It runs
  *      while the next chunk is staged in another slot, and the last ones
@@ -30,8 +32,7 @@
  *
  * The common case (beta == 0, 16-bit C, every chunk starting inside C and
  * none straddling n; tile_interior) runs the same steps with one test a tile
- * instead of several a chunk, stmatrix instead of st.shared in step 3, and
- * alpha's multiplies only where alpha != 1.
+ * instead of several a chunk, and alpha's multiplies only where alpha != 1.
  *
  * A chunk wholly outside C is skipped. A TMA store clips at C's edge in
  * 16-byte units, not elements (docs/v6.md), so a chunk that straddles an n
