@@ -711,6 +711,24 @@ static void test_reference_by_hand(void)
     p.alpha = 0.0f;
     p.beta = 2.0f;
     CHECK(hg__ref_element(&p, &nan, &one, &one, 0, 0) == 2.0, "alpha = 0 ignores A and B");
+    /* Every finite 16-bit value through the reference's decoding (a table):
+     * one row of A holding each of them, against B's ones, summed in the
+     * reference's order from hg__to_f32's own values. */
+    static uint16_t every[1 << 16], ones[1 << 16];
+    for (int dt = 0; dt < 2; dt++) {
+        int64_t k = 0;
+        for (uint32_t v = 0; v < (1u << 16); v++)
+            if (isfinite(hg__to_f32((uint16_t)v, (hg_dtype)dt))) every[k++] = (uint16_t)v;
+        double want = 0.0;
+        for (int64_t l = 0; l < k; l++) {
+            ones[l] = hg__from_f32(1.0f, (hg_dtype)dt);
+            want += (double)hg__to_f32(every[l], (hg_dtype)dt);
+        }
+        hg__problem q = hg__problem_make(HG_OP_N, HG_OP_T, 1, 1, k, 1.0f, NULL, k, NULL, k, 0.0f, NULL, 1,
+                                         (hg_dtype)dt);
+        CHECK(hg__ref_element(&q, every, ones, NULL, 0, 0) == want, "dt %d: every value's sum %g != %g", dt,
+              hg__ref_element(&q, every, ones, NULL, 0, 0), want);
+    }
 }
 
 /* ---- host-side tile logic --------------------------------------------------- */
