@@ -103,8 +103,8 @@ BENCH_SRC := $(wildcard tools/bench/*.c) tools/nvml.c
 $(BENCH): $(BENCH_SRC) tools/bench/bench.h tools/nvml.h $(LIB_INTERNAL) $(HDRS)
 	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(BENCH_SRC) -o $@ $(LIB_INTERNAL) $(BENCH_LDLIBS) $(LDLIBS) -ldl
 
-TEST_SRC := tests/hg_tests.c tests/gpu_tests.c tests/gpu_stream_tests.c tests/gpu_batch_tests.c
-$(TESTS): $(TEST_SRC) tests/gpu_common.h tests/testlib.h $(LIB_INTERNAL) $(HDRS)
+TEST_SRC := tests/hg_tests.c $(wildcard tests/cpu_*.c) tests/gpu_tests.c tests/gpu_stream_tests.c tests/gpu_batch_tests.c
+$(TESTS): $(TEST_SRC) tests/cpu_tests.h tests/gpu_common.h tests/testlib.h $(LIB_INTERNAL) $(HDRS)
 	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(TEST_SRC) -o $@ $(LIB_INTERNAL) $(LDLIBS)
 
 # make install PREFIX=... [LIBDIR=...] [DESTDIR=...]: the header, both
