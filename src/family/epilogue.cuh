@@ -147,15 +147,25 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                     hg_c_load2<DT>(dst, &c0, &c1);
                     v0 += epi.beta * c0, v1 += epi.beta * c1;
                 }
-                if constexpr (FIN::bias) {
-                    const uint32_t pair = bias[j * PAIR_COLS / 2];
-                    v0 = hg_fin_apply<FIN>(v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFF)));
-                    v1 = hg_fin_apply<FIN>(v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
-                } else {
-                    v0 = hg_fin_apply<FIN>(v0, 0.0f), v1 = hg_fin_apply<FIN>(v1, 0.0f);
-                }
+                finish_pair<FIN>(&v0, &v1, bias, j);
                 hg_c_store2<DT>(dst, v0, v1);
             }
+        }
+    }
+
+    /* The bias of pair block j (bias: the thread's first pair in the
+     * consumer's copy, a block's PAIR_COLS / 2 pairs further) and the
+     * activation, on a pair's two values: stage's and stage_matrix's last
+     * step before the pair is written. */
+    template <class FIN>
+    static __device__ __forceinline__ void finish_pair(float *v0, float *v1, const uint32_t *bias, int j)
+    {
+        if constexpr (FIN::bias) {
+            const uint32_t pair = bias[j * PAIR_COLS / 2];
+            *v0 = hg_fin_apply<FIN>(*v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFFu)));
+            *v1 = hg_fin_apply<FIN>(*v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
+        } else {
+            *v0 = hg_fin_apply<FIN>(*v0, 0.0f), *v1 = hg_fin_apply<FIN>(*v1, 0.0f);
         }
     }
 
@@ -388,13 +398,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                     v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[x] & 0xFFFFu));
                     v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[x] >> 16));
                 }
-                if constexpr (FIN::bias) {
-                    const uint32_t pair = bias[j * PAIR_COLS / 2];
-                    v0 = hg_fin_apply<FIN>(v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFFu)));
-                    v1 = hg_fin_apply<FIN>(v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
-                } else {
-                    v0 = hg_fin_apply<FIN>(v0, 0.0f), v1 = hg_fin_apply<FIN>(v1, 0.0f);
-                }
+                finish_pair<FIN>(&v0, &v1, bias, j);
                 packed[x] = hg_pack2<DT>(v0, v1);
             }
             hg_stmatrix_x4(addr, packed);
