@@ -90,21 +90,6 @@ const hg__kernel_entry hg__kernels[] = {
 
 const int hg__kernel_count = (int)(sizeof hg__kernels / sizeof hg__kernels[0]);
 
-/* What the stream-K tail costs beyond its share of k blocks (the
- * contributors' partials written, the owners' waits and reads, the pieces'
- * pipeline drains), in k blocks: calibrated on the H200 at 4096^3, where V6's
- * tail of 16 k blocks per cluster took about 32 (2026-11-29). */
-#define HG_SK_FIXUP_BLOCKS 16.0
-/* ... for partials of 256 KiB per SM (V6's, the family's 128 x 256 rows);
- * a kernel with smaller ones (a swapped row's 128 x 16 tile: 16 KiB) pays
- * in proportion. */
-#define HG_SK_FIXUP_REF_BYTES (2.0 * 128 * 256 * sizeof(float))
-static double fixup_blocks(const hg__kernel_entry *k)
-{
-    const double r = (double)k->unit_ws_bytes * k->units_per_sm / HG_SK_FIXUP_REF_BYTES;
-    return HG_SK_FIXUP_BLOCKS * (r < 1.0 ? r : 1.0);
-}
-
 double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d)
 {
     /* A swapped row is for a decode-sized m of a few of its units: past that
@@ -140,17 +125,10 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
                                   : k->sk_max_split;
         hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, !d->no_stream_k && !whole_wave, split);
         if (sk.sk_workers > 0 && hg__sk_workspace_bytes(d, sk.sk_workers, k->unit_ws_bytes) <= d->workspace_bytes) {
-            /* The last piece of a tile reads every piece's partial (with
-             * sk_tree, past HG_SK_FIXUP_GROUP pieces: its group's, then the
-             * groups' sums): past HG_SK_MAX_SPLIT reads, the fixup grows
-             * with them. */
-            const double pieces = ceil((double)sk.sk_workers / (double)(sk.tiles - sk.dp_tiles));
-            const double reads = k->sk_tree && pieces > HG_SK_FIXUP_GROUP
-                                     ? HG_SK_FIXUP_GROUP + ceil(pieces / HG_SK_FIXUP_GROUP)
-                                     : pieces;
-            const double grow = reads > HG_SK_MAX_SPLIT ? reads / HG_SK_MAX_SPLIT : 1.0;
-            double tail =
-                ((double)hg_cdiv(hg_sk_units(&sk), sk.sk_workers) + fixup_blocks(k) * grow) / (double)k_tiles;
+            /* The tail, its fixup included (tiling.h); the family's rows
+             * split after whole rounds only where this says it pays. */
+            const double tail =
+                hg_sk_tail_blocks(&sk, (double)k->unit_ws_bytes * k->units_per_sm, k->sk_tree) / (double)k_tiles;
             double w = floor(tiles / slots) + tail;
             if (w < waves) {
                 waves = w;

@@ -197,6 +197,47 @@ HG_HD hg_sk_plan hg_sk_make(int64_t tiles, int64_t k_tiles, int64_t workers, int
 /* The tail's length in k blocks, R * K (0 when nothing is split). */
 HG_HD int64_t hg_sk_units(const hg_sk_plan *p) { return (p->tiles - p->dp_tiles) * p->k_tiles; }
 
+/* What a stream-K tail costs beyond its share of k blocks (the pieces'
+ * partials written, the last piece's reads, the pieces' pipeline drains), in
+ * k blocks, for partials of HG_SK_FIXUP_REF_BYTES per SM (V6's and the
+ * family's 128 x 256 rows); smaller partials pay in proportion.
+ *   - A tail after whole rounds: measured on the H200 (2026-12-04, median of
+ *     3 fresh processes), the family's 128 x 256 row ran whole tiles faster
+ *     than its tail of 37 k blocks (rounds of 64) at 4096 x 14336 x 4096,
+ *     by 0.2-0.4%, and of 70 (rounds of 96) at 6144^3, by 0.6%: about 30
+ *     each.
+ *   - Split tiles only (fewer tiles than workers: decode, a long k over few
+ *     tiles): 16, V6's tail at 4096^3 (2026-11-29), with which the swapped
+ *     rows' speeds were fitted; 30 there made AUTO pick a row 35% slower at
+ *     128 x 3072 x 8192 (tools/auto_check.py against stored measurements). */
+#define HG_SK_FIXUP_BLOCKS_TAIL 30.0
+#define HG_SK_FIXUP_BLOCKS_SPLIT 16.0
+#define HG_SK_FIXUP_REF_BYTES (2.0 * 128 * 256 * 4)
+/* The tail's time in k blocks, its fixup included, for a kernel whose
+ * partials take ws_bytes_per_sm per SM: AUTO's model (kernel_table.c) and
+ * the family's run-time rule (host.cuh) count it the same way. The last
+ * piece of a tile reads every piece's partial (with sk_tree, past
+ * HG_SK_FIXUP_GROUP pieces: its group's, then the groups' sums); past
+ * HG_SK_MAX_SPLIT reads, the fixup grows with them. */
+HG_HD double hg_sk_tail_blocks(const hg_sk_plan *p, double ws_bytes_per_sm, int sk_tree)
+{
+    if (p->sk_workers <= 0) return 0.0;
+    const double r = ws_bytes_per_sm / HG_SK_FIXUP_REF_BYTES;
+    const int64_t pieces = hg_cdiv(p->sk_workers, p->tiles - p->dp_tiles);
+    const int64_t reads =
+        sk_tree && pieces > HG_SK_FIXUP_GROUP ? HG_SK_FIXUP_GROUP + hg_cdiv(pieces, HG_SK_FIXUP_GROUP) : pieces;
+    const double grow = reads > HG_SK_MAX_SPLIT ? (double)reads / HG_SK_MAX_SPLIT : 1.0;
+    const double fixup = p->dp_tiles > 0 ? HG_SK_FIXUP_BLOCKS_TAIL : HG_SK_FIXUP_BLOCKS_SPLIT;
+    return (double)hg_cdiv(hg_sk_units(p), p->sk_workers) + fixup * (r < 1.0 ? r : 1.0) * grow;
+}
+/* Whether a tail after whole rounds pays: its time, fixup included, under
+ * one round of whole tiles (a plan of split tiles only, fewer tiles than
+ * workers, is left to the model and the k slices: decode, long k). */
+HG_HD int hg_sk_tail_pays(const hg_sk_plan *p, double ws_bytes_per_sm, int sk_tree)
+{
+    return p->sk_workers <= 0 || p->dp_tiles == 0 || hg_sk_tail_blocks(p, ws_bytes_per_sm, sk_tree) < (double)p->k_tiles;
+}
+
 /* First tail unit of worker w (0 <= w <= S; hg_sk_begin(S) = R * K). */
 HG_HD int64_t hg_sk_begin(const hg_sk_plan *p, int64_t w) { return w * hg_sk_units(p) / p->sk_workers; }
 

@@ -221,6 +221,33 @@ void test_stream_k_plan(void)
     p = hg_sk_make_split(32, 224, 132, 1, HG_FAM_SK_MAX_SPLIT(128, 16));
     CHECK(p.dp_tiles == 0 && p.sk_workers == 132, "32 small tiles split over all 132 SMs, got %lld",
           (long long)p.sk_workers);
+    /* Whether a tail after whole rounds pays, its fixup counted
+     * (hg_sk_tail_pays), on the family's 128 x 256 row in 2 x 1 clusters
+     * (66 of them, 256 KiB of partials per SM): 8192^3 (1024 cluster
+     * blocks of 128 k blocks) splits its 34 last ones, a tail of 66 + 30;
+     * 4096 x 14336 x 4096 (896 of 64: a tail of 37 + 30) and 6144^3 (576 of
+     * 96: 70 + 30) run whole tiles, as measured faster; a plan of split
+     * tiles only pays by definition (the model decides it). */
+    const double fam_ws = 2.0 * 128 * 256 * 4;
+    p = hg_sk_make(1024, 128, 66, 1);
+    CHECK(p.sk_workers == 66 && hg_sk_tail_pays(&p, fam_ws, 0) && hg_sk_tail_blocks(&p, fam_ws, 0) == 66.0 + 30.0,
+          "8192^3: the tail pays (%.1f k blocks against 128)", hg_sk_tail_blocks(&p, fam_ws, 0));
+    p = hg_sk_make(896, 64, 66, 1);
+    CHECK(p.sk_workers == 66 && !hg_sk_tail_pays(&p, fam_ws, 0),
+          "4096 x 14336 x 4096: the tail (%.1f k blocks) does not beat a round of 64", hg_sk_tail_blocks(&p, fam_ws, 0));
+    p = hg_sk_make(576, 96, 66, 1);
+    CHECK(p.sk_workers > 0 && !hg_sk_tail_pays(&p, fam_ws, 0), "6144^3: the tail (%.1f k blocks) does not beat 96",
+          hg_sk_tail_blocks(&p, fam_ws, 0));
+    /* half the partials (a 128 x 128 tile's) pay half the fixup */
+    p = hg_sk_make(896, 64, 66, 1);
+    CHECK(hg_sk_tail_pays(&p, fam_ws / 2, 0) && hg_sk_tail_blocks(&p, fam_ws / 2, 0) == 37.0 + 15.0,
+          "a smaller partial pays in proportion");
+    p = hg_sk_make(1, 32, 66, 1);
+    CHECK(p.dp_tiles == 0 && p.sk_workers == 4 && hg_sk_tail_pays(&p, fam_ws, 0) &&
+              hg_sk_tail_blocks(&p, fam_ws, 0) == 8.0 + 16.0,
+          "split tiles only: left to the model, which counts V6's fixup (%.1f k blocks)", hg_sk_tail_blocks(&p, fam_ws, 0));
+    p = hg_sk_make(792, 128, 66, 1);
+    CHECK(hg_sk_tail_pays(&p, fam_ws, 0) && hg_sk_tail_blocks(&p, fam_ws, 0) == 0.0, "no tail: nothing to pay");
 }
 
 void test_tensor_map_params(void)

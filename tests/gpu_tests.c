@@ -454,7 +454,8 @@ static void test_v6(void)
 
 /* Every configuration of the family (ids from HG_KERNEL_SM90_128X256X64_S4_C2X1_TN
  * on), as run_persistent runs V6 (a 128 x 256 tile with a 2 x 1 cluster
- * splits the last round at 4096^3, 8192^3, 2560 x 2240 and the small ones).
+ * splits the last round at 8192^3, 2560 x 2240, 2500 x 2000 and the small
+ * ones; 4096^3 runs whole tiles: tiling.h).
  * A cluster tile wholly outside C, k below the stage count, partial tiles
  * in m, n and k are in tn_cases; products of several GiB in gpu/large. */
 static void test_family(void)

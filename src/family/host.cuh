@@ -53,6 +53,10 @@ template <class Cfg, int DT> struct hg_fam_host {
         const bool whole = Cfg::SWAP_AB && hg__swap_whole_tiles(tiles, g.clusters);
         g.plan = hg_sk_make_split(tiles, k_tiles, g.clusters, !d->no_stream_k && !whole,
                                   hg_sk_split_for_k(Cfg::SK_MAX_SPLIT, k_tiles, tiles, g.clusters));
+        /* A tail after whole rounds only where it pays, its fixup counted as
+         * AUTO's model counts it (tiling.h). */
+        if (!hg_sk_tail_pays(&g.plan, (double)Cfg::SK_WORKER_BYTES / Cfg::CLUSTER, Cfg::SK_TREE))
+            g.plan = hg_sk_make(tiles, k_tiles, g.clusters, 0);
         g.ws_need = hg__sk_workspace_bytes(d, g.plan.sk_workers, Cfg::SK_WORKER_BYTES);
         return g;
     }
