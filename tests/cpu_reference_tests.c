@@ -51,20 +51,11 @@ void test_reference_by_hand(void)
     const double prod[3][4] = {{1, 2, 4, -1}, {3, 4, 10, -1}, {5, 6, 16, -1}};
     for (int layout = 0; layout < 4; layout++)
         for (int dt = 0; dt < 2; dt++) {
-            hg__problem p;
-            memset(&p, 0, sizeof p);
-            p.opA = (hg_op)(layout & 1);
-            p.opB = (hg_op)(layout >> 1);
-            p.m = 3;
-            p.n = 4;
-            p.k = 2;
-            p.alpha = 2.0f;
-            p.beta = -1.0f;
-            p.dtype = (hg_dtype)dt;
+            const hg_op oa = (hg_op)(layout & 1), ob = (hg_op)(layout >> 1);
+            /* leading dimensions larger than needed */
+            hg__problem p = hg__problem_make(oa, ob, 3, 4, 2, 2.0f, NULL, oa == HG_OP_N ? 3 : 4, NULL,
+                                             ob == HG_OP_N ? 5 : 3, -1.0f, NULL, 5, (hg_dtype)dt);
             uint16_t A[16], B[16], C[16];
-            p.lda = p.opA == HG_OP_N ? 3 : 4; /* larger than needed */
-            p.ldb = p.opB == HG_OP_N ? 5 : 3;
-            p.ldc = 5;
             for (int i = 0; i < 3; i++)
                 for (int l = 0; l < 2; l++)
                     A[p.opA == HG_OP_N ? i * p.lda + l : l * p.lda + i] = hg__from_f32(a[i][l], p.dtype);
@@ -86,13 +77,7 @@ void test_reference_by_hand(void)
             CHECK(v == 28.0 && mag == 2.0 * (10 + 6) + 4.0, "abs sum: %g %g", v, mag);
         }
     /* beta = 0 never reads C: NaN there does not leak. */
-    hg__problem p;
-    memset(&p, 0, sizeof p);
-    p.opA = HG_OP_N;
-    p.opB = HG_OP_T;
-    p.m = p.n = p.k = 1;
-    p.lda = p.ldb = p.ldc = 1;
-    p.alpha = 1.0f;
+    hg__problem p = hg__problem_make(HG_OP_N, HG_OP_T, 1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1, HG_F16);
     uint16_t one = 0x3C00, nan = 0x7E00;
     CHECK(hg__ref_element(&p, &one, &one, &nan, 0, 0) == 1.0, "beta = 0 ignores C");
     p.alpha = 0.0f;

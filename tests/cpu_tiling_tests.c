@@ -318,15 +318,9 @@ void test_tensor_map_params(void)
 void test_tma_conditions(void)
 {
     hg__device d = fake_device(9, 0);
-    hg__problem p;
-    memset(&p, 0, sizeof p);
-    p.opA = HG_OP_N;
-    p.opB = HG_OP_T;
-    p.m = p.n = p.k = 100;
-    p.lda = p.ldb = p.ldc = 104;
-    p.A = (const void *)(uintptr_t)0x1000;
-    p.B = (const void *)(uintptr_t)0x100000;
-    p.C = (void *)(uintptr_t)0x200000;
+    hg__problem p = hg__problem_make(HG_OP_N, HG_OP_T, 100, 100, 100, 1.0f, (const void *)(uintptr_t)0x1000, 104,
+                                     (const void *)(uintptr_t)0x100000, 104, 0.0f, (void *)(uintptr_t)0x200000, 104,
+                                     HG_F16);
     CHECK(hg__tma_tn_can_serve(&p, &d) == NULL, "TN aligned");
     hg__problem q = p;
     q.ldb = 100;
