@@ -228,7 +228,7 @@ void test_stream_k_plan(void)
      * 4096 x 14336 x 4096 (896 of 64: a tail of 37 + 30) and 6144^3 (576 of
      * 96: 70 + 30) run whole tiles, as measured faster; a plan of split
      * tiles only pays by definition (the model decides it). */
-    const double fam_ws = 2.0 * 128 * 256 * 4;
+    const double fam_ws = (double)HG_FAM_SK_WORKER_BYTES(128, 256, 2, 1, 0) / 2; /* a cluster's over its 2 SMs */
     p = hg_sk_make(1024, 128, 66, 1);
     CHECK(p.sk_workers == 66 && hg_sk_tail_pays(&p, fam_ws, 0) && hg_sk_tail_blocks(&p, fam_ws, 0) == 66.0 + 30.0,
           "8192^3: the tail pays (%.1f k blocks against 128)", hg_sk_tail_blocks(&p, fam_ws, 0));
