@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 #define HG_VERSION_MAJOR 0
-#define HG_VERSION_MINOR 5
+#define HG_VERSION_MINOR 6
 #define HG_VERSION_PATCH 0
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
@@ -114,7 +114,12 @@ typedef enum { HG_OP_N = 0, HG_OP_T = 1 } hg_op;
  * (tt: opA = N, opB = N; nn: opA = T, opB = T; nt: opA = T, opB = N) with the
  * same alignment rules; _ct also serves a C that breaks them. A _swap
  * configuration computes C^T = B A^T, for a small m (decode): its tile is
- * <tile m> rows of n by <tile n> of m, and it writes C per thread (any ldc). A value's
+ * <tile m> rows of n by <tile n> of m, and it writes C per thread (any ldc).
+ * Some configurations serve less than their layout: the 256-row tiles apply
+ * no bias or activation and write no fp32 C, and sm90_256x176x64_s3_c1x2_tn
+ * (176 accumulators a thread) serves beta = 0 only. With such a kernel
+ * chosen (hg_set_kernel), a call it cannot serve returns
+ * HG_STATUS_NOT_SUPPORTED and hg_last_error says why; AUTO passes it by. A value's
  * meaning never changes; a configuration no longer built keeps its value and
  * name, and hg_set_kernel reports it as not built in. */
 typedef enum {
@@ -152,7 +157,8 @@ typedef enum {
     HG_KERNEL_SM90_128X128X64_S6_C2X1_PP_TN = 122, /* since 0.4.0 */
     HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN = 123,  /* since 0.5.0 */
     HG_KERNEL_SM90_64X128X64_S8_C1X1_SWAP_TN = 124,  /* since 0.5.0 */
-    HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN = 125    /* since 0.5.0 */
+    HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN = 125,   /* since 0.5.0 */
+    HG_KERNEL_SM90_256X176X64_S3_C1X2_TN = 126       /* since 0.6.0 */
 } hg_kernel;
 
 /*

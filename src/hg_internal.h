@@ -341,6 +341,18 @@ HG_DECLARE_KERNEL(v6);
  * and the family's own can_serve alike. */
 #define HG_WHY_NOT_F32 "writes C in the inputs' type only, not fp32 (c_type HG_C_F32)."
 
+/* A consumer's accumulator registers in a family row (config.cuh's
+ * ACC_REGS: a consumer's rows, BM / 2 or, ping-pong or a 64-row tile, BM,
+ * in m64 atoms of BN / 2 floats, two to a register with fp16 accumulators),
+ * and whether that is past the register edge of 128 (config.cuh's LEAN: the
+ * row serves beta = 0 only and runs whole tiles only, so AUTO's model gives
+ * it no stream-K tail). */
+#define HG_FAM_ACC_REGS(bm, bn, pp, acc16) \
+    (((pp) || (bm) == 64 ? (bm) : (bm) / 2) / 64 * ((bn) / 2) / ((acc16) ? 2 : 1))
+#define HG_FAM_LEAN(bm, bn, pp, acc16) (HG_FAM_ACC_REGS(bm, bn, pp, acc16) > 128)
+#define HG_WHY_NOT_BETA "serves beta = 0 only (its consumers have no registers for the old C beside its accumulator; config.cuh's LEAN)."
+
+
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
  * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,
  * 4 without the stream-K tail. */

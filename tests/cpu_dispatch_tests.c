@@ -25,6 +25,46 @@ static void check_auto_pick(hg_handle h, const void *A, const void *B, void *C, 
           (long long)ldc, dt == HG_BF16 ? "bf16" : "f16", hg_kernel_name(want), hg_kernel_name(got));
 }
 
+/* The lean 256 x 176 row (config.cuh's LEAN: 176 accumulators a consumer
+ * thread) serves beta = 0 only and plans whole tiles only. AUTO takes it at
+ * 4096 x 14336 x 4096, where its tiles make 9.94 rounds against 128 x 256's
+ * 13.6 (H200, fresh 3: 0.978 of cuBLAS-best against 0.962), keeps 128 x 256
+ * at 8192^3 (11.6 rounds against 15.5), and takes another row with beta != 0;
+ * alpha = 0 is C = beta C, which needs no kernel. */
+static void lean_row(hg_handle h, const void *A, const void *B, void *C)
+{
+    const hg_kernel lean = HG_KERNEL_SM90_256X176X64_S3_C1X2_TN;
+    const hg__kernel_entry *e = hg__find_kernel(lean);
+    if (e == NULL) return; /* a build without the family */
+    CHECK(e->unit_k == 0 && HG_FAM_LEAN(256, 176, 0, 0) && !HG_FAM_LEAN(128, 256, 0, 0) &&
+              !HG_FAM_LEAN(128, 128, 1, 0) && !HG_FAM_LEAN(256, 256, 0, 1),
+          "only the 176-accumulator row is lean, and AUTO's model gives it no stream-K tail");
+    hg_kernel k = HG_KERNEL_AUTO;
+    CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "choose auto");
+    hg_matmul_desc md = HG_MATMUL_DESC_INIT;
+    md.opA = HG_OP_N, md.opB = HG_OP_T, md.m = 4096, md.n = 14336, md.k = 4096, md.A = A, md.B = B, md.C = C;
+    md.lda = 4096, md.ldb = 4096, md.ldc = 14336;
+    CHECK(hg_matmul_plan(h, &md, &k) == HG_STATUS_SUCCESS && k == lean, "4096 x 14336 x 4096 takes %s, got %s",
+          hg_kernel_name(lean), hg_kernel_name(k));
+    md.beta = 1.0f;
+    CHECK(hg_matmul_plan(h, &md, &k) == HG_STATUS_SUCCESS && k != lean, "... with beta = 1 another row, got %s",
+          hg_kernel_name(k));
+    md.beta = 0.0f, md.m = md.n = md.k = 8192, md.lda = md.ldb = md.ldc = 8192;
+    CHECK(hg_matmul_plan(h, &md, &k) == HG_STATUS_SUCCESS && k == HG_KERNEL_SM90_128X256X64_S4_C2X1_TN,
+          "8192^3 keeps the 128 x 256 row, got %s", hg_kernel_name(k));
+    CHECK(hg_set_kernel(h, lean) == HG_STATUS_SUCCESS, "choose %s", e->name);
+    md.beta = 0.5f;
+    hg_status s = hg_matmul_plan(h, &md, &k);
+    CHECK(s == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "beta = 0 only") != NULL,
+          "%s refuses beta != 0, saying so: %s (%s)", e->name, hg_status_string(s), hg_last_error(h));
+    md.alpha = 0.0f;
+    CHECK(hg_matmul_plan(h, &md, &k) == HG_STATUS_SUCCESS && k == HG_KERNEL_GENERIC,
+          "alpha = 0 with %s chosen is C = beta C by generic, got %s", e->name, hg_kernel_name(k));
+    md.alpha = 1.0f, md.beta = 0.0f;
+    CHECK(hg_matmul_plan(h, &md, &k) == HG_STATUS_SUCCESS && k == lean, "%s serves beta = 0", e->name);
+    CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "choose auto again");
+}
+
 /* AUTO's choices and an explicit kernel's refusals, on a made-up sm_90. The
  * pointers are never dereferenced: hg_plan launches nothing. */
 void test_dispatch(void)
@@ -324,6 +364,7 @@ void test_dispatch(void)
         CHECK(s == HG_STATUS_SUCCESS && k == HG_KERNEL_GENERIC, "k = 0 with %s chosen is C = beta C by generic",
               name);
     }
+    lean_row(h, A, B, C);
     hg_destroy(h);
 }
 

@@ -124,6 +124,14 @@ struct hg_fam_cfg {
     static constexpr int ACC_REGS_EDGE = MMA_N_MAX / 2;
     static constexpr bool ZERO_BY_SCALE_D =
         SWAP_AB || !(ACC_REGS == ACC_REGS_EDGE && (C_THREAD || CM * CN == 1 || EARLY_RELEASE));
+    /* A consumer of more accumulators than that (the 256 x 176 row's 176)
+     * leaves ptxas no registers for the general epilogue (the old C, C's
+     * edges through chunk()) or the stream-K fixup beside them: with both,
+     * 216 bytes spilled (ptxas 13.0). Such a row is lean: its epilogue has
+     * only the beta = 0 steps (epilogue.cuh's tile_lean), it serves
+     * beta = 0 only and runs whole tiles only (host.cuh;
+     * hg_internal.h's HG_FAM_LEAN tells dispatch and AUTO's model). */
+    static constexpr bool LEAN = ACC_REGS > ACC_REGS_EDGE;
     /* setmaxnreg: at entry each thread has 65536 / THREADS registers
      * (__launch_bounds__(THREADS, 1)); the producer gives up what the
      * consumers take. */
@@ -200,8 +208,12 @@ struct hg_fam_cfg {
      * map's box): the accumulator fragment gives a warp 16 of an atom's rows. */
     static constexpr int EPI_WARP_ROWS = MMA_M / (WG_THREADS / WARP_THREADS);
     static constexpr int EPI_BOX_BYTES = EPI_WARP_ROWS * SWIZZLE_BYTES;
-    /* A consumer's result in chunks of 16-bit C (an fp32 C: hg_fam_cgeo). */
-    static constexpr int EPI_TILE_CHUNKS = M_ATOMS * (BN * ELEM_BYTES / SWIZZLE_BYTES);
+    /* A consumer's result in chunks of 16-bit C (an fp32 C: hg_fam_cgeo),
+     * the last one partial where BN is not whole chunks (176). */
+    static constexpr int EPI_TILE_CHUNKS = M_ATOMS * ((BN * ELEM_BYTES + SWIZZLE_BYTES - 1) / SWIZZLE_BYTES);
+    /* A partial chunk's columns come in whole stmatrix.x4 groups (two
+     * 8-column pair blocks) and whole 16-byte units of C. */
+    static constexpr int EPI_PART_COLS = 16;
     static constexpr int SWIZZLE_UNIT_BYTES = 16;                 /* the swizzle permutes 16-byte units ... */
     static constexpr int SWIZZLE_ROWS = SWIZZLE_ATOM_BYTES / ROW_BYTES; /* ... by row mod 8 */
     /* With beta != 0 the producer pulls the tile's C into L2 this many k
@@ -279,11 +291,13 @@ struct hg_fam_cfg {
     static_assert(!A_MN || A_BOX_ROWS % MN_BLOCK == 0, "an MN-major A piece is whole blocks");
     static_assert(!B_MN || B_BOX_ROWS % MN_BLOCK == 0, "an MN-major B piece is whole blocks");
     static_assert(WG_M % MMA_M == 0 && M_ATOMS >= 1, "a consumer's rows are whole m64 atoms");
-    static_assert(BN <= MMA_N_MAX && (C_THREAD || BN % (SWIZZLE_BYTES / ELEM_BYTES) == 0),
-                  "BN: one wgmma wide, and whole 64-column chunks for the staged epilogue");
-    static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 192 || BN == 256,
+    static_assert(BN <= MMA_N_MAX && (C_THREAD || BN % EPI_PART_COLS == 0),
+                  "BN: one wgmma wide, and for the staged epilogue a partial last chunk of whole stmatrix groups");
+    static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 176 || BN == 192 || BN == 256,
                   "no wgmma wrapper for this BN (tools/gen_wgmma.py)");
     static_assert(ACC_REGS % 4 == 0, "stream-K partials move float4s");
+    static_assert(!LEAN || (!FUSES_EPILOGUE && !C_THREAD && !PINGPONG && !ACC16),
+                  "a lean row stages a 16-bit C without bias or activation, cooperatively");
     static_assert(CLUSTER == 1 || CLUSTER == 2, "a cluster of 1 or 2 CTAs");
     static_assert(A_BOX_ROWS <= 256 && B_BOX_ROWS <= 256, "a TMA box is at most 256 rows");
     static_assert(A_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 && B_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 &&
@@ -294,7 +308,10 @@ struct hg_fam_cfg {
                   "SMEM_BESIDE_EPI counts what the map puts beside the staging");
     static_assert(CONSUMERS * WG_THREADS * REGS_CONSUMER + WG_THREADS * REGS_PRODUCER <= THREADS * REGS_AT_ENTRY,
                   "the consumers' registers are not covered by the producer's");
-    static_assert(ACC_REGS <= 160, "the accumulator must fit in the consumers' registers without spilling");
+    /* ptxas 13.0 fits 176 (the 256 x 176 row's plain kernel) beside the
+     * rest of a consumer at 240 registers, not 192 (a 128 x 192 ping-pong
+     * tile spilled 296 bytes; docs/NOTES.md, fourteenth session). */
+    static_assert(ACC_REGS <= 176, "the accumulator must fit in the consumers' registers without spilling");
 };
 
 /* The staged epilogue's chunk for C's element CT (uint16_t: the inputs'
@@ -303,15 +320,25 @@ struct hg_fam_cfg {
 template <class Cfg, class CT> struct hg_fam_cgeo {
     static constexpr int BYTES = sizeof(CT);
     static constexpr int COLS = Cfg::SWIZZLE_BYTES / BYTES;        /* a chunk's columns */
-    static constexpr int COL_CHUNKS = Cfg::BN / COLS;
+    static constexpr int COL_CHUNKS = (Cfg::BN + COLS - 1) / COLS;
+    /* The last chunk's columns: COLS, or fewer where BN is not whole chunks
+     * (a 64-column TMA box would then write the next tile's columns, so the
+     * warps copy it out themselves: epilogue.cuh's copy_units). */
+    static constexpr int LAST_COLS = Cfg::BN - (COL_CHUNKS - 1) * COLS;
+    static constexpr bool PARTIAL = LAST_COLS != COLS;
     static constexpr int ACC_PER_CHUNK = COLS / 2;                 /* fragment elements covering them */
     static constexpr int REGS_PER_CHUNK = ACC_PER_CHUNK / Cfg::ACC_PER_REG;
     static constexpr int TMA_ALIGN_ELEMS = 16 / BYTES;             /* TMA's 16-byte rule in elements */
     static constexpr int TILE_CHUNKS = Cfg::M_ATOMS * COL_CHUNKS;   /* a consumer's result */
     /* Every chunk of a consumer's result has its own slot. */
     static constexpr bool WHOLE = Cfg::EPI_SLOTS >= TILE_CHUNKS;
-    static_assert(Cfg::C_THREAD || (Cfg::BN % COLS == 0 && Cfg::EPI_ROWS * COLS * BYTES == Cfg::EPI_CHUNK_BYTES),
-                  "whole chunks of one swizzle span (the staged epilogue)");
+    static_assert(Cfg::C_THREAD || Cfg::EPI_ROWS * COLS * BYTES == Cfg::EPI_CHUNK_BYTES,
+                  "chunks of one swizzle span (the staged epilogue)");
+    static_assert(!PARTIAL || Cfg::SWAP_AB ||
+                      (!Cfg::C_THREAD && LAST_COLS % Cfg::EPI_PART_COLS == 0 &&
+                       LAST_COLS * BYTES % Cfg::SWIZZLE_UNIT_BYTES == 0),
+                  "a partial last chunk: staged rows only (a swapped row stages its own way), whole stmatrix "
+                  "groups and 16-byte units");
 };
 
 /* The accumulator registers, fp32 or fp16 pairs (Cfg::ACC16), as the

@@ -90,7 +90,9 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         bias_smem = (uint32_t *)(smem + Cfg::OFF_BIAS) + wg * (Cfg::BN / 2);
     }
 
-    static constexpr int PAIRS = G::COLS / PAIR_COLS; /* column pairs per thread per chunk */
+    static constexpr int PAIRS = G::COLS / PAIR_COLS;          /* column pairs per thread per chunk */
+    static constexpr int LAST_PAIRS = G::LAST_COLS / PAIR_COLS; /* ... in the last one (hg_fam_cgeo) */
+    static_assert(!G::PARTIAL || Cfg::LEAN || Cfg::C_THREAD, "a partial last chunk: the lean rows' tile_lean only");
     /* hg_matmul's bias for the tile's BN columns, in three steps that keep
      * its global latency off the epilogue and hold one register across the
      * mainloop: prefetch_bias (before the mainloop: each of the first BN / 2
@@ -181,6 +183,39 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
             const int r = idx / G::COLS, c = idx % G::COLS;
             if (row0 + r < epi.m && col0 + c < epi.n)
                 c_product[(row0 + r) * epi.ldc + col0 + c] = *(const CT *)(slot + hg_fam_swizzled<Cfg, G::BYTES>(r, c));
+        }
+        hg_fence_proxy_async_shared_cta();
+    }
+
+    /* Step 4 where a TMA store cannot be used and no warp-group barrier is
+     * wanted (tile_lean): each warp copies its own rows of the chunk's
+     * first NCOLS columns from the slot to C, a 16-byte unit a lane (C's
+     * rows are 16-byte aligned on the rows TMA stores), element by element
+     * where a unit crosses n. The caller commits an empty bulk group, which
+     * keeps "group i used slot i % EPI_SLOTS" true; the fence orders these
+     * generic reads before the slot's next async-proxy write. */
+    template <int NCOLS>
+    __device__ __forceinline__ void copy_units(const uint8_t *slot, const hg_epilogue &epi, int64_t row0,
+                                               int64_t col0, int ctid) const
+    {
+        constexpr int UNIT = Cfg::SWIZZLE_UNIT_BYTES / G::BYTES; /* elements of a 16-byte unit */
+        constexpr int ROW_UNITS_N = NCOLS / UNIT;                /* a row's units */
+        constexpr int WARP_UNITS = WARP_ROWS * ROW_UNITS_N;
+        static_assert(NCOLS % UNIT == 0 && WARP_UNITS % Cfg::WARP_THREADS == 0, "whole units, spread evenly");
+        const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
+        CT *c_product = (CT *)epi.C + batch * epi.stride_c;
+#pragma unroll 1 /* unrolled, the lean row's kernel spilled */
+        for (int u = lane; u < WARP_UNITS; u += Cfg::WARP_THREADS) {
+            const int r = warp * WARP_ROWS + u / ROW_UNITS_N, c = u % ROW_UNITS_N * UNIT;
+            const int64_t row = row0 + r, col = col0 + c;
+            if (row >= epi.m || col >= epi.n) continue;
+            const uint8_t *src = slot + hg_fam_swizzled<Cfg, G::BYTES>(r, c);
+            CT *dst = c_product + row * epi.ldc + col;
+            if (col + UNIT <= epi.n) {
+                *(uint4 *)dst = *(const uint4 *)src;
+            } else {
+                for (int x = 0; x < UNIT && col + x < epi.n; x++) dst[x] = ((const CT *)src)[x];
+            }
         }
         hg_fence_proxy_async_shared_cta();
     }
@@ -293,6 +328,11 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                                          const hg_epilogue &epi,
                                          int64_t row0, int64_t col0, int ctid, int bar_id, bool first_loaded)
     {
+        if constexpr (Cfg::LEAN) { /* beta == 0, 16-bit C, no bias or activation (can_serve) */
+            if (epi.alpha == 1.0f) tile_lean<false>(map_cw, acc, epi, row0, col0, ctid);
+            else tile_lean<true>(map_cw, acc, epi, row0, col0, ctid);
+            return;
+        }
         hg_fin_dispatch<EPI>(epi, [&](auto fin) {
             using FIN = decltype(fin);
             /* Not in the EPI kernels: with it, ptxas 13.0 put the return
@@ -358,6 +398,50 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         }
     }
 
+    /* A lean row's whole result (config.cuh's LEAN; beta == 0, a 16-bit C,
+     * no bias or activation: can_serve and FUSES_EPILOGUE): tile_interior's
+     * steps with C's edges, without tile_as's general path (with it beside
+     * the 176-float accumulator, 216 bytes spilled): chunks wholly outside C
+     * skipped, TMA clipping rows past m and columns past an n that is a
+     * multiple of 8; the warps copy out a chunk that would write past any
+     * other n, and the partial last chunk, whose 64-column box would write
+     * the next tile's columns (copy_units). */
+    template <bool SCALE>
+    __device__ __forceinline__ void tile_lean(const CUtensorMap *map_cw, const typename Cfg::acc_t *acc,
+                                              const hg_epilogue &epi, int64_t row0, int64_t col0, int ctid)
+    {
+        static_assert(!hg_c_is_f32<CT> && !EPI, "a lean row writes a 16-bit C, without bias or activation");
+        const bool lead = is_lead(ctid);
+#pragma unroll
+        for (int i = 0; i < Cfg::M_ATOMS; i++) {
+#pragma unroll
+            for (int q = 0; q < G::COL_CHUNKS; q++) {
+                const int64_t r0 = row0 + (int64_t)i * Cfg::EPI_ROWS, c0 = col0 + (int64_t)q * G::COLS;
+                if (r0 >= epi.m || c0 >= epi.n) continue; /* uniform over the warp group */
+                uint8_t *slot = slots + (seq % Cfg::EPI_SLOTS) * Cfg::EPI_CHUNK_BYTES;
+                /* The warp's store EPI_SLOTS chunks back has read its rows
+                 * of this slot; no other warp touches them. */
+                if (lead) hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 1>();
+                __syncwarp();
+                const typename Cfg::acc_t *frag = acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK;
+                const bool last = G::PARTIAL && q == G::COL_CHUNKS - 1;
+                if (last) stage_matrix<SCALE, false, hg_fin_none, LAST_PAIRS>(slot, frag, epi, ctid);
+                else stage_matrix<SCALE>(slot, frag, epi, ctid);
+                if (last || (c0 + G::COLS > epi.n && epi.n % G::TMA_ALIGN_ELEMS != 0)) {
+                    __syncwarp();
+                    if (last) copy_units<G::LAST_COLS>(slot, epi, r0, c0, ctid);
+                    else copy_units<G::COLS>(slot, epi, r0, c0, ctid);
+                    if (lead) hg_cp_async_bulk_commit_group();
+                } else {
+                    hg_fence_proxy_async_shared_cta();
+                    __syncwarp();
+                    if (lead) store_rows(map_cw, slot, c0, r0);
+                }
+                seq++;
+            }
+        }
+    }
+
     /* Step 3 with stmatrix, for a 16-bit C: the warp's rows of one chunk
      * (fragment frag) into slot, one stmatrix.x4 per two column pairs by
      * both row halves (the fragment is stmatrix's layout: a quarter of the
@@ -367,12 +451,12 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
      * from the same addresses (the same layout again). FIN: the bias and
      * activation, the bias of pair block j at bias[j * PAIR_COLS / 2] (as
      * stage()). */
-    template <bool SCALE, bool OLD_C = false, class FIN = hg_fin_none>
+    template <bool SCALE, bool OLD_C = false, class FIN = hg_fin_none, int NPAIRS = PAIRS>
     static __device__ __forceinline__ void stage_matrix(uint8_t *slot, const typename Cfg::acc_t *frag,
                                                         const hg_epilogue &epi, int ctid,
                                                         const uint32_t *bias = nullptr)
     {
-        static_assert(PAIRS % (MATRICES / 2) == 0, "whole stmatrix.x4 groups in a chunk");
+        static_assert(NPAIRS % (MATRICES / 2) == 0, "whole stmatrix.x4 groups in a chunk");
         static_assert(!hg_c_is_f32<CT>, "stmatrix moves 16-bit elements");
         const int warp = ctid / Cfg::WARP_THREADS, lane = ctid % Cfg::WARP_THREADS;
         /* Lane l addresses row l % 8 of matrix l / 8: matrix x of a group
@@ -382,7 +466,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         const uint32_t slot_addr = hg_smem_addr(slot);
         const bool with_c = OLD_C && epi.beta != 0.0f;
 #pragma unroll
-        for (int g = 0; g < PAIRS / (MATRICES / 2); g++) {
+        for (int g = 0; g < NPAIRS / (MATRICES / 2); g++) {
             const uint32_t addr = slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block));
             uint32_t packed[MATRICES], old[MATRICES];
             if (with_c) hg_ldmatrix_x4(old, addr);

@@ -51,12 +51,16 @@ template <class Cfg, int DT> struct hg_fam_host {
         const int64_t tiles = g.sched.m_units * g.sched.n_units * p->batch, k_tiles = hg_cdiv(p->k, Cfg::BK);
         /* A swapped row's one wave of whole tiles stays whole (hg_internal.h). */
         const bool whole = Cfg::SWAP_AB && hg__swap_whole_tiles(tiles, g.clusters);
-        g.plan = hg_sk_make_split(tiles, k_tiles, g.clusters, !d->no_stream_k && !whole,
-                                  hg_sk_split_for_k(Cfg::SK_MAX_SPLIT, k_tiles, tiles, g.clusters));
-        /* A tail after whole rounds only where it pays, its fixup counted as
-         * AUTO's model counts it (tiling.h). */
-        if (!hg_sk_tail_pays(&g.plan, (double)Cfg::SK_WORKER_BYTES / Cfg::CLUSTER, Cfg::SK_TREE))
+        if (Cfg::LEAN) { /* whole tiles only: its kernel has no fixup (config.cuh) */
             g.plan = hg_sk_make(tiles, k_tiles, g.clusters, 0);
+        } else {
+            g.plan = hg_sk_make_split(tiles, k_tiles, g.clusters, !d->no_stream_k && !whole,
+                                      hg_sk_split_for_k(Cfg::SK_MAX_SPLIT, k_tiles, tiles, g.clusters));
+            /* A tail after whole rounds only where it pays, its fixup
+             * counted as AUTO's model counts it (tiling.h). */
+            if (!hg_sk_tail_pays(&g.plan, (double)Cfg::SK_WORKER_BYTES / Cfg::CLUSTER, Cfg::SK_TREE))
+                g.plan = hg_sk_make(tiles, k_tiles, g.clusters, 0);
+        }
         g.ws_need = hg__sk_workspace_bytes(d, g.plan.sk_workers, Cfg::SK_WORKER_BYTES);
         return g;
     }
@@ -70,6 +74,7 @@ template <class Cfg, int DT> struct hg_fam_host {
         if (why) return why;
         if (Cfg::ACC16 && p->dtype != HG_F16) return "accumulates in fp16, which takes fp16 inputs only.";
         if (!Cfg::WRITES_F32 && p->c_type == HG_C_F32) return HG_WHY_NOT_F32;
+        if (Cfg::LEAN && p->beta != 0.0f) return HG_WHY_NOT_BETA;
         if (!Cfg::BATCHES && p->batch > 1)
             return "runs one product per call (its consumers have no register to hold the product of a batch; config.cuh).";
         if ((why = hg__tma_batch_can_serve(p, !Cfg::C_THREAD)) != NULL) return why;
@@ -175,7 +180,9 @@ template <class Cfg, int DT> struct hg_fam_host {
     static_assert(HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn, HG_FAM_ACC16_##acc) == hg__cfg_##name::SK_WORKER_BYTES, \
                   "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");                  \
     static_assert(HG_FAM_WRITES_F32(bm, bn, c_thread, swap) == hg__cfg_##name::WRITES_F32,                            \
-                  "hg_internal.h's HG_FAM_WRITES_F32 must match the kernel's");
+                  "hg_internal.h's HG_FAM_WRITES_F32 must match the kernel's");                                 \
+    static_assert(HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) == hg__cfg_##name::LEAN,                             \
+                  "hg_internal.h's HG_FAM_LEAN must match the kernel's");
 #include "configs.def"
 #undef HG_FAMILY_CONFIG
 

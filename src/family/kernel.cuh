@@ -200,11 +200,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 hg_mbarrier_arrive(hg_fam_turn_barrier<Cfg>(cta.smem, (wg + 1) % Cfg::CONSUMERS));
             const uint32_t t_drained = hg_prof_clock();
             pr.main += t_drained - t_piece;
-            /* A piece of a tail tile: only the last piece to finish writes C. */
-            if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cta.cluster_id, cta.rank, part, ctid, bar_id,
-                                                         sk_last, sk_partials, sk_counters)) {
-                pr.epi += hg_prof_clock() - t_drained;
-                continue;
+            /* A piece of a tail tile: only the last piece to finish writes C.
+             * (A lean row's plan has none: host.cuh.) */
+            if constexpr (!Cfg::LEAN) {
+                if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cta.cluster_id, cta.rank, part, ctid,
+                                                             bar_id, sk_last, sk_partials, sk_counters)) {
+                    pr.epi += hg_prof_clock() - t_drained;
+                    continue;
+                }
             }
             if constexpr (Cfg::C_THREAD) {
                 if (out.units_interior(acc, epi, row0, offset_n, ctid)) { /* in 16-byte units */
