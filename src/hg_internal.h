@@ -352,7 +352,6 @@ HG_DECLARE_KERNEL(v6);
 #define HG_FAM_LEAN(bm, bn, pp, acc16) (HG_FAM_ACC_REGS(bm, bn, pp, acc16) > 128)
 #define HG_WHY_NOT_BETA "serves beta = 0 only (its consumers have no registers for the old C beside its accumulator; config.cuh's LEAN)."
 
-
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is
  * V6, 1 without multicast, 2 not persistent, 3 with the per-thread epilogue,
  * 4 without the stream-K tail. */
