@@ -158,7 +158,8 @@ typedef enum {
     HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN = 123,  /* since 0.5.0 */
     HG_KERNEL_SM90_64X128X64_S8_C1X1_SWAP_TN = 124,  /* since 0.5.0 */
     HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN = 125,   /* since 0.5.0 */
-    HG_KERNEL_SM90_256X176X64_S3_C1X2_TN = 126       /* since 0.6.0 */
+    HG_KERNEL_SM90_256X176X64_S3_C1X2_TN = 126,      /* since 0.6.0 */
+    HG_KERNEL_SM90_256X176X64_S3_C1X2_NN = 127       /* since 0.6.0 */
 } hg_kernel;
 
 /*
