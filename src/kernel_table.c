@@ -61,29 +61,30 @@
      HG_FAM_FUSES_EPILOGUE(bm, bn),                                                                                \
      1,                                                                                                            \
      HG_FAM_ACC16_##acc,                                                                                           \
-     HG_FAM_WRITES_F32(bm, bn, c_thread, swap)},
+     HG_FAM_WRITES_F32(bm, bn, c_thread, swap),                                                                    \
+     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) ? HG_LEAN_POWER_GAIN : 1.0},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
      hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N,
-     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0},
+     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0},
+     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
      hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0,
-     1, 1, 0, 1},
+     1, 1, 0, 1, 1.0},
 };
 
 #undef HG_FAMILY_CONFIG
@@ -162,14 +163,15 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * on 128 x 256 in a 2 x 1 cluster (256 rows, half of them empty) took
      * 40 us where the model without this said 16 (H200, 2026-12-02). */
     if (all_split && !k->swap_ab && m_units == 1.0) fill *= (double)p->m / k->unit_m;
-    const double speed = past_max_m && wide ? k->speed * HG_SWAP_WIDE_GAIN : k->speed;
+    const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k * batch;
+    const double speed = (past_max_m && wide ? k->speed * HG_SWAP_WIDE_GAIN : k->speed) *
+                         (flops > HG_MODEL_POWER_FLOPS ? k->power_gain : 1.0);
     const double rate = speed * fill * tiles / (waves * slots);
     /* The memory floor: the time to move A, B and C (C twice with beta) at
      * the kernel's share of the copy bandwidth, against the time of the
      * math at `rate`; the estimate keeps the larger. A swapped row over
      * several m units passes over B once per unit: from L2 with whole
      * tiles, from HBM with split ones (hg_internal.h). */
-    const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k * batch;
     if (flops <= 0.0) return rate;
     const double a_bytes = 2.0 * (double)p->m * (double)p->k;
     const double b_bytes = 2.0 * (double)p->n * (double)p->k;

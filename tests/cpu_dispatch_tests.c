@@ -28,9 +28,10 @@ static void check_auto_pick(hg_handle h, const void *A, const void *B, void *C, 
 /* The lean 256 x 176 row (config.cuh's LEAN: 176 accumulators a consumer
  * thread) serves beta = 0 only and plans whole tiles only. AUTO takes it at
  * 4096 x 14336 x 4096, where its tiles make 9.94 rounds against 128 x 256's
- * 13.6 (H200, fresh 3: 0.978 of cuBLAS-best against 0.962), keeps 128 x 256
- * at 8192^3 (11.6 rounds against 15.5), and takes another row with beta != 0;
- * alpha = 0 is C = beta C, which needs no kernel. */
+ * 13.6 (H200, fresh 3: 0.978 of cuBLAS-best against 0.962), and its NN twin
+ * there in NN; keeps 128 x 256 at 8192^3 (11.6 rounds against 15.5) but not
+ * past HG_MODEL_POWER_FLOPS; takes another row with beta != 0; alpha = 0 is
+ * C = beta C, which needs no kernel. */
 static void lean_row(hg_handle h, const void *A, const void *B, void *C)
 {
     const hg_kernel lean = HG_KERNEL_SM90_256X176X64_S3_C1X2_TN;
@@ -49,9 +50,27 @@ static void lean_row(hg_handle h, const void *A, const void *B, void *C)
     md.beta = 1.0f;
     CHECK(hg_matmul_plan(h, &md, &k) == HG_STATUS_SUCCESS && k != lean, "... with beta = 1 another row, got %s",
           hg_kernel_name(k));
-    md.beta = 0.0f, md.m = md.n = md.k = 8192, md.lda = md.ldb = md.ldc = 8192;
-    CHECK(hg_matmul_plan(h, &md, &k) == HG_STATUS_SUCCESS && k == HG_KERNEL_SM90_128X256X64_S4_C2X1_TN,
-          "8192^3 keeps the 128 x 256 row, got %s", hg_kernel_name(k));
+    md.beta = 0.0f, md.opA = md.opB = HG_OP_T;
+    CHECK(hg_matmul_plan(h, &md, &k) == HG_STATUS_SUCCESS &&
+              (k == HG_KERNEL_SM90_256X176X64_S3_C1X2_NN || !hg__find_kernel(HG_KERNEL_SM90_256X176X64_S3_C1X2_NN)),
+          "... in NN its NN twin, got %s", hg_kernel_name(k));
+    md.opA = HG_OP_N, md.opB = HG_OP_T;
+    /* At the power limit (past HG_MODEL_POWER_FLOPS) it takes full waves
+     * too: 16384^3 1.007 of cuBLAS-best against 128 x 256's 0.976; shorter,
+     * 128 x 256 keeps them (H200, fresh 3). */
+    const struct {
+        int64_t m, n, k;
+        hg_kernel want;
+    } runs[] = {{16384, 16384, 16384, lean},
+                {8192, 8192, 8192, HG_KERNEL_SM90_128X256X64_S4_C2X1_TN},
+                {8192, 28672, 4096, HG_KERNEL_SM90_128X256X64_S4_C2X1_TN},
+                {4096, 4096, 4096, HG_KERNEL_SM90_128X256X64_S4_C2X1_TN}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        md.m = runs[i].m, md.n = runs[i].n, md.k = runs[i].k, md.lda = md.ldb = md.k, md.ldc = md.n;
+        CHECK(hg_matmul_plan(h, &md, &k) == HG_STATUS_SUCCESS && k == runs[i].want, "%lld x %lld x %lld takes %s, got %s",
+              (long long)md.m, (long long)md.n, (long long)md.k, hg_kernel_name(runs[i].want), hg_kernel_name(k));
+    }
+    md.m = md.n = md.k = 8192, md.lda = md.ldb = md.ldc = 8192;
     CHECK(hg_set_kernel(h, lean) == HG_STATUS_SUCCESS, "choose %s", e->name);
     md.beta = 0.5f;
     hg_status s = hg_matmul_plan(h, &md, &k);
@@ -163,10 +182,14 @@ void test_dispatch(void)
          * 3). */
         const hg_kernel mid =
             hg__find_kernel(HG_KERNEL_SM90_128X192X64_S4_C2X1_TN) ? HG_KERNEL_SM90_128X192X64_S4_C2X1_TN : fam;
+        /* Past HG_MODEL_POWER_FLOPS the lean 256 x 176 row where it is built
+         * (lean_row). */
+        const hg_kernel long_run =
+            hg__find_kernel(HG_KERNEL_SM90_256X176X64_S3_C1X2_TN) ? HG_KERNEL_SM90_256X176X64_S3_C1X2_TN : fam;
         const struct {
             int64_t m, n, k, ldc;
             hg_kernel want;
-        } picks[] = {{8192, 8192, 8192, 8192, fam},   {4096, 4096, 4096, 4096, fam}, {8192, 28672, 8192, 28672, fam},
+        } picks[] = {{8192, 8192, 8192, 8192, fam},   {4096, 4096, 4096, 4096, fam}, {8192, 28672, 8192, 28672, long_run},
                      {3072, 3072, 3072, 3072, mid},   {512, 6144, 4096, 6144, mid},  {8192, 8191, 8192, 8191, ct}};
         /* Each twice in a row (the second from the handle's last choice),
          * then in the other order (every call a new key). */
