@@ -15,10 +15,11 @@
  *   build/prof/v6-profile m n k SECONDS cublas
  * times cublasGemmEx (default algorithm, fp32 compute) the same way instead,
  * for the same three figures on cuBLAS's kernel, and
- *   build/prof/v6-profile m n k SECONDS KERNEL     (SECONDS may be 0)
+ *   build/prof/v6-profile m n k SECONDS KERNEL [BETA]   (SECONDS may be 0)
  * any registered kernel of --list: the same three figures, and for the
  * family's configurations (sm90_...) their counters, which have V6's fields
- * (src/kernels/prof.cuh).
+ * (src/kernels/prof.cuh); BETA (default 0) is hg_gemm's beta, C holding
+ * what the previous launch wrote.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,7 @@ static int fill_random(void *dst, size_t count, uint64_t seed)
 }
 
 static cublasHandle_t cublas; /* set: time cuBLAS instead of V6 */
+static float beta;             /* hg_gemm's beta (cuBLAS runs beta = 0) */
 
 static int launch(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, void *b, void *c)
 {
@@ -74,7 +76,7 @@ static int launch(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, void *b
         }
         return 0;
     }
-    if (hg_gemm(h, HG_OP_N, HG_OP_T, m, n, k, 1.0f, a, k, b, k, 0.0f, c, n, HG_F16) != HG_STATUS_SUCCESS) {
+    if (hg_gemm(h, HG_OP_N, HG_OP_T, m, n, k, 1.0f, a, k, b, k, beta, c, n, HG_F16) != HG_STATUS_SUCCESS) {
         printf("v6-profile: %s\n", hg_last_error(h));
         return -1;
     }
@@ -187,6 +189,7 @@ int main(int argc, char **argv)
     double seconds = 0;
     if (argc >= 4) m = atoll(argv[1]), n = atoll(argv[2]), k = atoll(argv[3]);
     if (argc >= 5) seconds = atof(argv[4]);
+    if (argc >= 7) beta = (float)atof(argv[6]);
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) {
         printf("v6-profile: no GPU\n");
@@ -200,7 +203,8 @@ int main(int argc, char **argv)
     /* Uniform in [-1, 1), as hopgemm-bench draws them: the values do not
      * change the cycles, but they change the power (constant inputs drew 440
      * W against 690 W at 8192^3 on the H200), and so the clock. */
-    if (fill_random(a, (size_t)m * k, 1) != 0 || fill_random(b, (size_t)n * k, 2) != 0) {
+    if (fill_random(a, (size_t)m * k, 1) != 0 || fill_random(b, (size_t)n * k, 2) != 0 ||
+        cudaMemset(c, 0, (size_t)m * n * 2) != cudaSuccess) {
         printf("v6-profile: cannot fill the inputs\n");
         return 1;
     }
@@ -215,7 +219,7 @@ int main(int argc, char **argv)
             printf("v6-profile: no kernel %s (hopgemm-bench --list)\n", argv[5]);
             return 1;
         }
-        printf("%s:\n", argv[5]);
+        printf("%s, beta %g:\n", argv[5], beta);
     }
     hg_handle h;
     if (hg_create(&h) != HG_STATUS_SUCCESS || hg_set_kernel(h, kid) != HG_STATUS_SUCCESS) {
