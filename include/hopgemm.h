@@ -116,8 +116,8 @@ typedef enum { HG_OP_N = 0, HG_OP_T = 1 } hg_op;
  * configuration computes C^T = B A^T, for a small m (decode): its tile is
  * <tile m> rows of n by <tile n> of m, and it writes C per thread (any ldc).
  * Some configurations serve less than their layout: the 256-row tiles apply
- * no bias or activation and write no fp32 C, and sm90_256x176x64_s3_c1x2_tn
- * (176 accumulators a thread) serves beta = 0 only. With such a kernel
+ * no bias or activation and write no fp32 C, and the 256 x 176 ones
+ * (176 accumulators a thread) serve beta = 0 only. With such a kernel
  * chosen (hg_set_kernel), a call it cannot serve returns
  * HG_STATUS_NOT_SUPPORTED and hg_last_error says why; AUTO passes it by. A value's
  * meaning never changes; a configuration no longer built keeps its value and

@@ -157,9 +157,9 @@ typedef struct {
     /* Whether it writes an fp32 C (hg_matmul's HG_C_F32): the family's staged
      * and swapped rows (HG_FAM_WRITES_F32) and GENERIC. */
     int writes_f32;
-    /* Its speed past HG_MODEL_POWER_FLOPS, as a multiple of `speed` (1: the
-     * same; the lean rows: HG_LEAN_POWER_GAIN). */
-    double power_gain;
+    /* Its speed past HG_MODEL_LONG_FLOPS, as a multiple of `speed` (1: the
+     * same; the lean rows: HG_LEAN_LONG_GAIN). */
+    double long_gain;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
@@ -174,14 +174,14 @@ typedef struct {
  * and the device-to-device copy bandwidth, both measured on the H200. */
 #define HG_MODEL_REF_FLOPS 7.5e14
 #define HG_MODEL_COPY_BW 4.3e12
-/* A launch of more than HG_MODEL_POWER_FLOPS (some 5 ms) runs at the board's
- * power limit for most of its time, where a tile that reads fewer bytes from
- * L2 per output keeps a higher clock. The lean 256 x 176 rows (14% fewer than
- * 128 x 256's, by count) gain this much there over their full-wave speed,
- * which was measured at 4096 x 14336 x 4096; shorter, they lose 1.5-3% to
- * 128 x 256 where both fill their waves (docs/family.md, H200). */
-#define HG_MODEL_POWER_FLOPS 3e12
-#define HG_LEAN_POWER_GAIN 1.035
+/* A launch of more than HG_MODEL_LONG_FLOPS (some 5 ms): there the lean
+ * 256 x 176 rows measured 2-3% ahead of 128 x 256 where both fill their
+ * waves, against 1.5-3% behind on shorter ones, so they run this much above
+ * their full-wave speed (measured at 4096 x 14336 x 4096). Medians of fresh
+ * processes whose ranges overlap; the cause is not known (sustained for 2 s
+ * the two took the same time and energy per product; docs/family.md). */
+#define HG_MODEL_LONG_FLOPS 3e12
+#define HG_LEAN_LONG_GAIN 1.035
 /* A swapped row serves an m of up to HG_SWAP_MAX_M_UNITS of its units and
  * no more than HG_SWAP_MAX_M (past that the unswapped tiles' math wins:
  * 256 x 256 x 131072, 128 x 128 swapped 78.1 us, unswapped 69.8), or

@@ -62,7 +62,7 @@
      1,                                                                                                            \
      HG_FAM_ACC16_##acc,                                                                                           \
      HG_FAM_WRITES_F32(bm, bn, c_thread, swap),                                                                    \
-     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) ? HG_LEAN_POWER_GAIN : 1.0},
+     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) ? HG_LEAN_LONG_GAIN : 1.0},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
@@ -165,7 +165,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     if (all_split && !k->swap_ab && m_units == 1.0) fill *= (double)p->m / k->unit_m;
     const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k * batch;
     const double speed = (past_max_m && wide ? k->speed * HG_SWAP_WIDE_GAIN : k->speed) *
-                         (flops > HG_MODEL_POWER_FLOPS ? k->power_gain : 1.0);
+                         (flops > HG_MODEL_LONG_FLOPS ? k->long_gain : 1.0);
     const double rate = speed * fill * tiles / (waves * slots);
     /* The memory floor: the time to move A, B and C (C twice with beta) at
      * the kernel's share of the copy bandwidth, against the time of the

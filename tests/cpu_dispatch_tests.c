@@ -30,7 +30,7 @@ static void check_auto_pick(hg_handle h, const void *A, const void *B, void *C, 
  * 4096 x 14336 x 4096, where its tiles make 9.94 rounds against 128 x 256's
  * 13.6 (H200, fresh 3: 0.978 of cuBLAS-best against 0.962), and its NN twin
  * there in NN; keeps 128 x 256 at 8192^3 (11.6 rounds against 15.5) but not
- * past HG_MODEL_POWER_FLOPS; takes another row with beta != 0; alpha = 0 is
+ * past HG_MODEL_LONG_FLOPS; takes another row with beta != 0; alpha = 0 is
  * C = beta C, which needs no kernel. */
 static void lean_row(hg_handle h, const void *A, const void *B, void *C)
 {
@@ -55,9 +55,9 @@ static void lean_row(hg_handle h, const void *A, const void *B, void *C)
               (k == HG_KERNEL_SM90_256X176X64_S3_C1X2_NN || !hg__find_kernel(HG_KERNEL_SM90_256X176X64_S3_C1X2_NN)),
           "... in NN its NN twin, got %s", hg_kernel_name(k));
     md.opA = HG_OP_N, md.opB = HG_OP_T;
-    /* At the power limit (past HG_MODEL_POWER_FLOPS) it takes full waves
-     * too: 16384^3 1.007 of cuBLAS-best against 128 x 256's 0.976; shorter,
-     * 128 x 256 keeps them (H200, fresh 3). */
+    /* Past HG_MODEL_LONG_FLOPS it takes full waves too: 16384^3 1.007 of
+     * cuBLAS-best against 128 x 256's 0.976; shorter, 128 x 256 keeps them
+     * (H200, fresh 3). */
     const struct {
         int64_t m, n, k;
         hg_kernel want;
@@ -182,7 +182,7 @@ void test_dispatch(void)
          * 3). */
         const hg_kernel mid =
             hg__find_kernel(HG_KERNEL_SM90_128X192X64_S4_C2X1_TN) ? HG_KERNEL_SM90_128X192X64_S4_C2X1_TN : fam;
-        /* Past HG_MODEL_POWER_FLOPS the lean 256 x 176 row where it is built
+        /* Past HG_MODEL_LONG_FLOPS the lean 256 x 176 row where it is built
          * (lean_row). */
         const hg_kernel long_run =
             hg__find_kernel(HG_KERNEL_SM90_256X176X64_S3_C1X2_TN) ? HG_KERNEL_SM90_256X176X64_S3_C1X2_TN : fam;
