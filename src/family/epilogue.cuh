@@ -465,11 +465,22 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         const int m_block = lane / (2 * MATRIX_ROWS);
         const uint32_t slot_addr = hg_smem_addr(slot);
         const bool with_c = OLD_C && epi.beta != 0.0f;
+        constexpr int GROUPS = NPAIRS / (MATRICES / 2);
+        /* The old C of every group first: issued one by one between the
+         * stores (each asm volatile, the stores clobbering memory), each
+         * load's latency would sit before its group's arithmetic. */
+        uint32_t old[OLD_C ? GROUPS : 1][MATRICES];
+        if constexpr (OLD_C) {
+            if (with_c) {
 #pragma unroll
-        for (int g = 0; g < NPAIRS / (MATRICES / 2); g++) {
+                for (int g = 0; g < GROUPS; g++)
+                    hg_ldmatrix_x4(old[g], slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block)));
+            }
+        }
+#pragma unroll
+        for (int g = 0; g < GROUPS; g++) {
             const uint32_t addr = slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block));
-            uint32_t packed[MATRICES], old[MATRICES];
-            if (with_c) hg_ldmatrix_x4(old, addr);
+            uint32_t packed[MATRICES];
 #pragma unroll
             for (int x = 0; x < MATRICES; x++) {
                 /* Pair block j = 2g + x / 2, half h = x % 2: fragment
@@ -478,9 +489,11 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 float v0, v1;
                 hg_acc_pair(frag, 4 * j + 2 * (x % 2), &v0, &v1);
                 if constexpr (SCALE) v0 *= epi.alpha, v1 *= epi.alpha;
-                if (with_c) {
-                    v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[x] & 0xFFFFu));
-                    v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[x] >> 16));
+                if constexpr (OLD_C) {
+                    if (with_c) {
+                        v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[g][x] & 0xFFFFu));
+                        v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[g][x] >> 16));
+                    }
                 }
                 finish_pair<FIN>(&v0, &v1, bias, j);
                 packed[x] = hg_pack2<DT>(v0, v1);
