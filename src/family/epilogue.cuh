@@ -30,9 +30,10 @@
  *      while the next chunk is staged in another slot, and the last ones
  *      while the next tile's mainloop runs.
  *
- * The common case (beta == 0, 16-bit C, every chunk starting inside C and
- * none straddling n; tile_interior) runs the same steps with one test a tile
- * instead of several a chunk, and alpha's multiplies only where alpha != 1.
+ * The common case (a 16-bit C, no bias or activation, every chunk starting
+ * inside C and none straddling n; tile_interior, with beta != 0
+ * tile_interior_beta) runs the same steps with one test a tile instead of
+ * several a chunk, and alpha's multiplies only where alpha != 1.
  *
  * A chunk wholly outside C is skipped. A TMA store clips at C's edge in
  * 16-byte units, not elements (docs/v6.md), so a chunk that straddles an n
@@ -259,6 +260,30 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         return true;
     }
 
+    /* Steps 1 and 2 with beta != 0, for the chunk at (row0, col0) in slot
+     * s: `loaded` says its old C is already on the way; the next chunk's
+     * (at next_row0, next_col0, when has_next) is loaded into the next slot
+     * while this one is staged. Returns once the chunk's old C is in. */
+    __device__ __forceinline__ void await_old_c(const CUtensorMap *map_c, uint32_t s, int64_t row0, int64_t col0,
+                                                bool loaded, bool has_next, int64_t next_row0, int64_t next_col0,
+                                                int ctid, int bar_id, bool lead)
+    {
+        if (!loaded || has_next) {
+            /* Every warp's stores that used this slot and the next one
+             * (EPI_SLOTS and EPI_SLOTS - 1 chunks back) have read them, and
+             * every thread is past its copy-outs' reads of them: then this
+             * chunk's old C loads (if not yet) and the next one's. */
+            if (lead) hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 2>();
+            hg_bar_sync(bar_id, Cfg::WG_THREADS);
+            if (ctid == 0) {
+                if (!loaded) load(map_c, s, row0, col0);
+                if (has_next) load(map_c, (s + 1) % Cfg::EPI_SLOTS, next_row0, next_col0);
+            }
+        }
+        hg_mbarrier_wait(&cbar[s], (phases >> s) & 1u);
+        phases ^= 1u << s;
+    }
+
     /* Steps 1 to 4 for the chunk at (row0, col0), inside C. With beta != 0:
      * `loaded` says its old C is already on the way, and the next chunk's
      * (at next_row0, next_col0, when has_next) is loaded into the next slot
@@ -281,21 +306,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
             if (lead) hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 1>();
             __syncwarp();
         } else {
-            if (!loaded || has_next) {
-                /* Every warp's stores that used this slot and the next one
-                 * (EPI_SLOTS and EPI_SLOTS - 1 chunks back) have read them,
-                 * and every thread is past its copy-outs' reads of them:
-                 * then this chunk's old C loads (if not yet) and the next
-                 * one's. */
-                if (lead) hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 2>();
-                hg_bar_sync(bar_id, Cfg::WG_THREADS);
-                if (ctid == 0) {
-                    if (!loaded) load(map_c, s, row0, col0);
-                    if (has_next) load(map_c, (s + 1) % Cfg::EPI_SLOTS, next_row0, next_col0);
-                }
-            }
-            hg_mbarrier_wait(&cbar[s], (phases >> s) & 1u);
-            phases ^= 1u << s;
+            await_old_c(map_c, s, row0, col0, loaded, has_next, next_row0, next_col0, ctid, bar_id, lead);
         }
         /* The chunk's bias, from the consumer's copy (tile_as). */
         const int quad_col = 2 * (ctid % Cfg::WARP_THREADS % QUAD);
@@ -340,9 +351,16 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
              * (tiling.h's hg_sk_begin) on the stack, 64 bytes of spill
              * stores, whatever FIN it served. */
             if constexpr (!hg_c_is_f32<CT> && !EPI) {
-                if (interior(epi, row0, col0)) {
-                    if (epi.alpha == 1.0f) tile_interior<false>(map_cw, acc, epi, row0, col0, ctid);
-                    else tile_interior<true>(map_cw, acc, epi, row0, col0, ctid);
+                if (inside(epi, row0, col0)) {
+                    if (epi.beta == 0.0f) {
+                        if (epi.alpha == 1.0f) tile_interior<false>(map_cw, acc, epi, row0, col0, ctid);
+                        else tile_interior<true>(map_cw, acc, epi, row0, col0, ctid);
+                    } else {
+                        if (epi.alpha == 1.0f)
+                            tile_interior_beta<false>(map_c, map_cw, acc, epi, row0, col0, ctid, bar_id, first_loaded);
+                        else
+                            tile_interior_beta<true>(map_c, map_cw, acc, epi, row0, col0, ctid, bar_id, first_loaded);
+                    }
                     return;
                 }
             }
@@ -359,13 +377,18 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         return Cfg::PINGPONG || hg_c_is_f32<CT> ? hg_lane_id() == 0 : ctid % Cfg::WARP_THREADS == 0;
     }
 
-    /* The common case, which tile_interior writes: beta == 0 (no old C), and
-     * every chunk of the consumer's result starts inside C and none
+    /* Every chunk of the consumer's result starts inside C and none
      * straddles n (a TMA store clips the rows past m itself). */
+    static __device__ __forceinline__ bool inside(const hg_epilogue &epi, int64_t row0, int64_t col0)
+    {
+        return row0 + (int64_t)(Cfg::M_ATOMS - 1) * Cfg::EPI_ROWS < epi.m && col0 + Cfg::BN <= epi.n;
+    }
+
+    /* The common case, which tile_interior writes: inside, and beta == 0
+     * (no old C). */
     static __device__ __forceinline__ bool interior(const hg_epilogue &epi, int64_t row0, int64_t col0)
     {
-        return epi.beta == 0.0f && row0 + (int64_t)(Cfg::M_ATOMS - 1) * Cfg::EPI_ROWS < epi.m &&
-               col0 + Cfg::BN <= epi.n;
+        return epi.beta == 0.0f && inside(epi, row0, col0);
     }
 
     /* tile_as's steps for the interior case, with one stmatrix.x4 per two
@@ -394,6 +417,46 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 __syncwarp();
                 if (lead) store_rows(map_cw, slot, col0 + (int64_t)q * G::COLS, row0 + (int64_t)i * Cfg::EPI_ROWS);
                 seq++;
+            }
+        }
+    }
+
+    /* tile_interior with beta != 0: the old C of each chunk by TMA into its
+     * slot (await_old_c, as tile_as's chunks), added from there before the
+     * stmatrix. Without tile_as's per-chunk tests of C's edges and of the
+     * next chunk, its bias and activation, and with alpha's multiplies only
+     * where alpha != 1, a chunk issues about half of tile_as's
+     * instructions (ncu, docs/NOTES.md seventeenth session): with two
+     * consumer warps a scheduler, they were beta's cost. */
+    template <bool SCALE>
+    __device__ __forceinline__ void tile_interior_beta(const CUtensorMap *map_c, const CUtensorMap *map_cw,
+                                                       const typename Cfg::acc_t *acc, const hg_epilogue &epi,
+                                                       int64_t row0, int64_t col0, int ctid, int bar_id,
+                                                       bool first_loaded)
+    {
+        const bool lead = is_lead(ctid);
+        /* load_first loaded every chunk (G::WHOLE): none to look ahead for. */
+        const bool all_loaded = G::WHOLE && first_loaded;
+        bool loaded = first_loaded;
+#pragma unroll
+        for (int i = 0; i < Cfg::M_ATOMS; i++) {
+#pragma unroll
+            for (int q = 0; q < G::COL_CHUNKS; q++) {
+                const int64_t r0 = row0 + (int64_t)i * Cfg::EPI_ROWS, c0 = col0 + (int64_t)q * G::COLS;
+                /* Inside C, every chunk but the last has a next one: along
+                 * the row of atoms, else the start of the next row. */
+                const bool row_end = q + 1 == G::COL_CHUNKS;
+                const bool has_next = !all_loaded && !(row_end && i + 1 == Cfg::M_ATOMS);
+                const uint32_t s = seq % Cfg::EPI_SLOTS;
+                uint8_t *slot = slots + s * Cfg::EPI_CHUNK_BYTES;
+                await_old_c(map_c, s, r0, c0, loaded, has_next, row_end ? r0 + Cfg::EPI_ROWS : r0,
+                            row_end ? col0 : c0 + G::COLS, ctid, bar_id, lead);
+                stage_matrix<SCALE, true>(slot, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, ctid);
+                hg_fence_proxy_async_shared_cta();
+                __syncwarp();
+                if (lead) store_rows(map_cw, slot, c0, r0);
+                seq++;
+                loaded = has_next || all_loaded;
             }
         }
     }
@@ -465,11 +528,22 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         const int m_block = lane / (2 * MATRIX_ROWS);
         const uint32_t slot_addr = hg_smem_addr(slot);
         const bool with_c = OLD_C && epi.beta != 0.0f;
+        constexpr int GROUPS = NPAIRS / (MATRICES / 2);
+        /* The old C of every group first: issued one by one between the
+         * stores (each asm volatile, the stores clobbering memory), each
+         * load's latency would sit before its group's arithmetic. */
+        uint32_t old[OLD_C ? GROUPS : 1][MATRICES];
+        if constexpr (OLD_C) {
+            if (with_c) {
 #pragma unroll
-        for (int g = 0; g < NPAIRS / (MATRICES / 2); g++) {
+                for (int g = 0; g < GROUPS; g++)
+                    hg_ldmatrix_x4(old[g], slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block)));
+            }
+        }
+#pragma unroll
+        for (int g = 0; g < GROUPS; g++) {
             const uint32_t addr = slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block));
-            uint32_t packed[MATRICES], old[MATRICES];
-            if (with_c) hg_ldmatrix_x4(old, addr);
+            uint32_t packed[MATRICES];
 #pragma unroll
             for (int x = 0; x < MATRICES; x++) {
                 /* Pair block j = 2g + x / 2, half h = x % 2: fragment
@@ -478,9 +552,11 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 float v0, v1;
                 hg_acc_pair(frag, 4 * j + 2 * (x % 2), &v0, &v1);
                 if constexpr (SCALE) v0 *= epi.alpha, v1 *= epi.alpha;
-                if (with_c) {
-                    v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[x] & 0xFFFFu));
-                    v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[x] >> 16));
+                if constexpr (OLD_C) {
+                    if (with_c) {
+                        v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[g][x] & 0xFFFFu));
+                        v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[g][x] >> 16));
+                    }
                 }
                 finish_pair<FIN>(&v0, &v1, bias, j);
                 packed[x] = hg_pack2<DT>(v0, v1);

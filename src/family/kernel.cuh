@@ -187,13 +187,21 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             const int64_t row0 = offset_m + (int64_t)part * Cfg::WG_M;
             const uint32_t t_piece = hg_prof_clock();
             pr.kblocks += (uint32_t)(pc.k_end - pc.k_begin), pr.pieces++;
-            /* Only a whole tile surely writes C (a tail piece may not). */
-            const bool first_loaded =
-                !Cfg::C_THREAD && pc.sk_tile < 0 && out.load_first(&map_c, epi, row0, offset_n, ctid, bar_id);
+            /* Only a whole tile surely writes C (a tail piece may not).
+             * load_first waits for the previous tile's last stores to have
+             * read the slots: a ping-pong consumer before its turn, the
+             * others under the tile's first wgmmas. */
+            const bool load_c = !Cfg::C_THREAD && pc.sk_tile < 0;
+            bool first_loaded = false;
+            if constexpr (Cfg::PINGPONG)
+                first_loaded = load_c && out.load_first(&map_c, epi, row0, offset_n, ctid, bar_id);
             if constexpr (!Cfg::C_THREAD) out.prefetch_bias(epi, offset_n, ctid);
             if constexpr (Cfg::PINGPONG) /* this consumer's n-th turn (piece_no = n * CONSUMERS + wg + 1) */
                 hg_mbarrier_wait(hg_fam_turn_barrier<Cfg>(cta.smem, wg), (piece_no - 1) / Cfg::CONSUMERS & 1u);
-            hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, part, ctid, pc.k_end - pc.k_begin, &pr);
+            hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, part, ctid, pc.k_end - pc.k_begin, &pr, [&] {
+                if constexpr (!Cfg::PINGPONG)
+                    first_loaded = load_c && out.load_first(&map_c, epi, row0, offset_n, ctid, bar_id);
+            });
             /* Its wgmmas are done (consume waited for them): the other
              * consumer's turn. */
             if (Cfg::PINGPONG && ctid == 0)

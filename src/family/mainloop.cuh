@@ -126,12 +126,14 @@ static __device__ __forceinline__ void hg_fam_consumer_wait(const hg_pipeline &p
  * cursor carries over from piece to piece. Every stage it acquires is
  * released before it returns, so the producer fills the next piece's stages
  * while this one's epilogue runs. With ZERO_BY_SCALE_D the first stage's
- * first slice starts the accumulators; else the caller zeroed them. */
-template <class Cfg, int DT>
+ * first slice starts the accumulators; else the caller zeroed them.
+ * under_first: run once the first stage's wgmmas are issued, under them
+ * (work that waits but does not touch the accumulators). */
+template <class Cfg, int DT, class UnderFirst>
 static __device__ __forceinline__ void hg_fam_consume(typename Cfg::acc_t *acc, const hg_pipeline &pipe,
                                                       hg_pipe_cursor *cur,
                                                       uint8_t *smem, int part, int ctid, int64_t k_count,
-                                                      hg_prof_consumer *pr)
+                                                      hg_prof_consumer *pr, UnderFirst &&under_first)
 {
     const uint32_t a_off = (uint32_t)(part * Cfg::WG_A_BYTES); /* the consumer's rows of A */
     if constexpr (Cfg::EARLY_RELEASE) {
@@ -142,6 +144,7 @@ static __device__ __forceinline__ void hg_fam_consume(typename Cfg::acc_t *acc, 
             hg_fam_consumer_wait(pipe, *cur, pr);
             const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
             hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES, !Cfg::ZERO_BY_SCALE_D || kt != 0);
+            if (kt == 0) under_first();
             hg_wgmma_wait_group<0>();
             hg_acc_fence<Cfg::ACC_REGS>(acc);
             if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_consumer_barrier(pipe, *cur));
@@ -157,6 +160,7 @@ static __device__ __forceinline__ void hg_fam_consume(typename Cfg::acc_t *acc, 
             const uint32_t st = hg_smem_addr(smem + cur->stage * Cfg::STAGE_BYTES);
             hg_fam_mma_stage<Cfg, DT>(acc, st + a_off, st + Cfg::A_BYTES, !Cfg::ZERO_BY_SCALE_D);
         }
+        under_first();
         hg_pipe_advance(pipe, cur);
         for (int64_t kt = 1; kt < k_count; kt++) {
             hg_fam_consumer_wait(pipe, *cur, pr);
