@@ -291,6 +291,10 @@ static const gcase tn_cases[] = {
     {HG_OP_N, HG_OP_T, 2000, 3001, 128, 0, 1.5f, 0.0f, 0, 0, 0},
     {HG_OP_N, HG_OP_T, 1100, 2100, 200, 0, 1.0f, 0.0f, 0, 0, 0},
     {HG_OP_N, HG_OP_T, 3000, 5000, 700, 8, 0.5f, 0.5f, 0, 0, 0},
+    /* beta = 1 at alpha = 1 over several tiles a CTA: the interior beta
+     * path without alpha's multiplies, its slots' phases carried from tile
+     * to tile; k of three blocks, fewer than most rings' stages */
+    {HG_OP_N, HG_OP_T, 2304, 4352, 192, 8, 1.0f, 1.0f, 0, 0, 0},
     {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 0.0f, 0.5f, 0, 0, 0},    /* alpha = 0: A (holding a NaN) is not read */
 };
 
