@@ -451,7 +451,8 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 uint8_t *slot = slots + s * Cfg::EPI_CHUNK_BYTES;
                 await_old_c(map_c, s, r0, c0, loaded, has_next, row_end ? r0 + Cfg::EPI_ROWS : r0,
                             row_end ? col0 : c0 + G::COLS, ctid, bar_id, lead);
-                stage_matrix<SCALE, true>(slot, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, ctid);
+                stage_matrix<SCALE, true, hg_fin_none, PAIRS, true>(
+                    slot, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, ctid);
                 hg_fence_proxy_async_shared_cta();
                 __syncwarp();
                 if (lead) store_rows(map_cw, slot, c0, r0);
@@ -513,8 +514,9 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
      * beta != 0 the slot holds the chunk's old C, read first by ldmatrix
      * from the same addresses (the same layout again). FIN: the bias and
      * activation, the bias of pair block j at bias[j * PAIR_COLS / 2] (as
-     * stage()). */
-    template <bool SCALE, bool OLD_C = false, class FIN = hg_fin_none, int NPAIRS = PAIRS>
+     * stage()). OLD_FIRST: every group's old C before any arithmetic
+     * (tile_interior_beta's; see below). */
+    template <bool SCALE, bool OLD_C = false, class FIN = hg_fin_none, int NPAIRS = PAIRS, bool OLD_FIRST = false>
     static __device__ __forceinline__ void stage_matrix(uint8_t *slot, const typename Cfg::acc_t *frag,
                                                         const hg_epilogue &epi, int ctid,
                                                         const uint32_t *bias = nullptr)
@@ -529,11 +531,14 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         const uint32_t slot_addr = hg_smem_addr(slot);
         const bool with_c = OLD_C && epi.beta != 0.0f;
         constexpr int GROUPS = NPAIRS / (MATRICES / 2);
-        /* The old C of every group first: issued one by one between the
-         * stores (each asm volatile, the stores clobbering memory), each
-         * load's latency would sit before its group's arithmetic. */
-        uint32_t old[OLD_C ? GROUPS : 1][MATRICES];
-        if constexpr (OLD_C) {
+        /* OLD_FIRST: the old C of every group first. Issued one by one
+         * between the stores (each asm volatile, the stores clobbering
+         * memory), each load's latency sits before its group's arithmetic;
+         * all at once, they hold GROUPS * MATRICES registers more, which
+         * the bias and activation kernels' profiling build spilled. */
+        constexpr bool FIRST = OLD_C && OLD_FIRST;
+        uint32_t old[FIRST ? GROUPS : 1][MATRICES];
+        if constexpr (FIRST) {
             if (with_c) {
 #pragma unroll
                 for (int g = 0; g < GROUPS; g++)
@@ -543,7 +548,11 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
 #pragma unroll
         for (int g = 0; g < GROUPS; g++) {
             const uint32_t addr = slot_addr + hg_fam_swizzled<Cfg>(m_row, PAIR_COLS * (2 * g + m_block));
+            const int og = FIRST ? g : 0; /* this group's old C in old[] */
             uint32_t packed[MATRICES];
+            if constexpr (OLD_C && !FIRST) {
+                if (with_c) hg_ldmatrix_x4(old[og], addr);
+            }
 #pragma unroll
             for (int x = 0; x < MATRICES; x++) {
                 /* Pair block j = 2g + x / 2, half h = x % 2: fragment
@@ -554,8 +563,8 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 if constexpr (SCALE) v0 *= epi.alpha, v1 *= epi.alpha;
                 if constexpr (OLD_C) {
                     if (with_c) {
-                        v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[g][x] & 0xFFFFu));
-                        v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[g][x] >> 16));
+                        v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[og][x] & 0xFFFFu));
+                        v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[og][x] >> 16));
                     }
                 }
                 finish_pair<FIN>(&v0, &v1, bias, j);
