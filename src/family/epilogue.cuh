@@ -13,7 +13,7 @@
  *      other slots may still run); __syncwarp.
  *   2. beta != 0 only: the chunk's old C comes into the slot by TMA. Where
  *      every chunk has its own slot (hg_fam_cgeo's WHOLE), all of them load
- *      before the tile's mainloop (load_first); else the first one does,
+ *      at the tile's start (load_first); else the first one does,
  *      and each next chunk's while the one before it is staged, from L2 (the
  *      producer warmed the tile's C during the mainloop). A load overwrites
  *      every warp's rows: a bar.sync after every warp's wait comes first. All
@@ -228,7 +228,8 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         hg_tma_load_3d(slots + s * Cfg::EPI_CHUNK_BYTES, map_c, &cbar[s], (int32_t)col0, (int32_t)row0, batch);
     }
 
-    /* With beta != 0, before a whole tile's mainloop: load the old C of the
+    /* With beta != 0, at a whole tile's start (kernel.cuh: under its first
+     * wgmmas, or before a ping-pong consumer's turn): load the old C of the
      * consumer's first chunk (rows row0.., columns col0..), or of all its
      * chunks (G::WHOLE), into the slots they will use, so the epilogue does
      * not start with a load's latency. Every warp's stores of the previous
