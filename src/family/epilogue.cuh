@@ -426,9 +426,10 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
      * slot (await_old_c, as tile_as's chunks), added from there before the
      * stmatrix. Without tile_as's per-chunk tests of C's edges and of the
      * next chunk, its bias and activation, and with alpha's multiplies only
-     * where alpha != 1, a chunk issues about half of tile_as's
-     * instructions (ncu, docs/NOTES.md seventeenth session): with two
-     * consumer warps a scheduler, they were beta's cost. */
+     * where alpha != 1: ncu counted tile_as's beta chunk at 242 warp
+     * instructions against beta = 0's 56, and with two consumer warps a
+     * scheduler they were beta's cost (docs/NOTES.md, seventeenth session;
+     * this path's own count is not measured, its time is). */
     template <bool SCALE>
     __device__ __forceinline__ void tile_interior_beta(const CUtensorMap *map_c, const CUtensorMap *map_cw,
                                                        const typename Cfg::acc_t *acc, const hg_epilogue &epi,
