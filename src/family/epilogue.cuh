@@ -256,6 +256,13 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                     }
             } else {
                 load(map_c, seq % Cfg::EPI_SLOTS, row0, col0);
+                /* tile_interior_beta's second chunk too (both slots are
+                 * free here), so its first chunk does not load ahead and
+                 * only the chunks after it wait for a load issued one chunk
+                 * before. */
+                if (interior_beta(epi, row0, col0))
+                    load(map_c, (seq + 1) % Cfg::EPI_SLOTS, G::COL_CHUNKS > 1 ? row0 : row0 + Cfg::EPI_ROWS,
+                         G::COL_CHUNKS > 1 ? col0 + G::COLS : col0);
             }
         }
         return true;
@@ -385,6 +392,13 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         return row0 + (int64_t)(Cfg::M_ATOMS - 1) * Cfg::EPI_ROWS < epi.m && col0 + Cfg::BN <= epi.n;
     }
 
+    /* Whether tile() writes the consumer's result at (row0, col0) by
+     * tile_interior_beta (beta != 0; its test there). */
+    static __device__ __forceinline__ bool interior_beta(const hg_epilogue &epi, int64_t row0, int64_t col0)
+    {
+        return !hg_c_is_f32<CT> && !EPI && !Cfg::LEAN && Cfg::M_ATOMS * G::COL_CHUNKS >= 2 && epi.beta != 0.0f && inside(epi, row0, col0);
+    }
+
     /* The common case, which tile_interior writes: inside, and beta == 0
      * (no old C). */
     static __device__ __forceinline__ bool interior(const hg_epilogue &epi, int64_t row0, int64_t col0)
@@ -437,8 +451,10 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                                                        bool first_loaded)
     {
         const bool lead = is_lead(ctid);
-        /* load_first loaded every chunk (G::WHOLE): none to look ahead for. */
+        /* load_first loaded every chunk (G::WHOLE): none to look ahead for;
+         * else the first two (interior_beta). */
         const bool all_loaded = G::WHOLE && first_loaded;
+        const bool second_loaded = !G::WHOLE && Cfg::M_ATOMS * G::COL_CHUNKS >= 2 && first_loaded;
         bool loaded = first_loaded;
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++) {
@@ -446,9 +462,11 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
             for (int q = 0; q < G::COL_CHUNKS; q++) {
                 const int64_t r0 = row0 + (int64_t)i * Cfg::EPI_ROWS, c0 = col0 + (int64_t)q * G::COLS;
                 /* Inside C, every chunk but the last has a next one: along
-                 * the row of atoms, else the start of the next row. */
+                 * the row of atoms, else the start of the next row. The
+                 * first chunk's next is loaded when it was (load_first). */
                 const bool row_end = q + 1 == G::COL_CHUNKS;
-                const bool has_next = !all_loaded && !(row_end && i + 1 == Cfg::M_ATOMS);
+                const bool next_loaded = all_loaded || (second_loaded && i == 0 && q == 0);
+                const bool has_next = !next_loaded && !(row_end && i + 1 == Cfg::M_ATOMS);
                 const uint32_t s = seq % Cfg::EPI_SLOTS;
                 uint8_t *slot = slots + s * Cfg::EPI_CHUNK_BYTES;
                 await_old_c(map_c, s, r0, c0, loaded, has_next, row_end ? r0 + Cfg::EPI_ROWS : r0,
@@ -459,7 +477,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 __syncwarp();
                 if (lead) store_rows(map_cw, slot, c0, r0);
                 seq++;
-                loaded = has_next || all_loaded;
+                loaded = has_next || next_loaded;
             }
         }
     }
