@@ -197,6 +197,12 @@ typedef struct {
  * tiles) 39.5 us, on 128 x 64 (1 pass, split) 45.8; 64 x 8192 x 28672 on 128
  * x 32 (2 passes, split) 162 us, on 128 x 64 129. */
 #define HG_SWAP_MAX_M_UNITS 4
+/* A swapped row whose m side is this narrow (wgmma's n = 8) serves one unit
+ * of m only: it exists for m <= 8, where a 16-wide side is mostly TMA's zero
+ * rows (1 x 4096 x 14336 bf16: 128 x 8 35.7 us, 128 x 16 36.3; H200,
+ * 2026-12-04, fresh 3); the rules for several units were fitted on 16-wide
+ * and wider sides (at 256^3 the 64 x 8 row's 32 units made one whole wave). */
+#define HG_SWAP_NARROW_M_SIDE 8
 #define HG_SWAP_MAX_M 128
 #define HG_SWAP_MAX_M_WIDE 512
 #define HG_SWAP_WIDE_M_SIDE 128

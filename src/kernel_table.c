@@ -114,6 +114,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     const int wide = whole_wave && p->m <= hg__swap_max_m(k) && m_units <= HG_SWAP_MAX_M_UNITS;
     const int past_max_m = k->swap_ab && (m_units > HG_SWAP_MAX_M_UNITS || p->m > HG_SWAP_MAX_M);
     if (past_max_m && !wide && !(one_whole_wave && m_units <= HG_SWAP_MAX_M_UNITS_WHOLE)) return 0.0;
+    if (k->swap_ab && k->unit_m <= HG_SWAP_NARROW_M_SIDE && m_units > 1.0) return 0.0;
     if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);
     int split_tiles = 0; /* the plan cuts tiles into pieces */

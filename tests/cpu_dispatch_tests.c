@@ -216,7 +216,11 @@ void test_dispatch(void)
      * x 32 39.9; 64 x 8192 x 28672 bf16 123.0, 128 x 64 126.9); and since
      * a swapped row's one wave of at least HG_SWAP_WHOLE_TILES of the slots
      * runs whole, 1 x 6144 x 4096 (96 tiles) too (2026-12-02: 64 x 16 whole
-     * 21.1 us, 128 x 16 cut 21.6). At m = 128 with n = 6144 the swapped 128
+     * 21.1 us, 128 x 16 cut 21.6). At m <= 8 the 8-wide rows, listed
+     * before their 16-wide twins, tie with them in the model and take it
+     * (2026-12-04, fresh 3, bf16: 1 x 4096 x 14336 on 128 x 8 35.7 us, 128 x
+     * 16 36.3); they never serve a second unit of m (m = 9 keeps 64 x 16).
+     * At m = 128 with n = 6144 the swapped 128
      * x 64 row's 96 whole tiles, not 128 x 128 cut into 2.75 pieces a tile
      * (HG_SWAP_FIXUP_S) nor the unswapped 2 x 1 cluster tile half empty
      * (2026-12-02, bf16: 23.8 us fresh 3, 28.2, 40). Past m = 128 the wide
@@ -232,9 +236,12 @@ void test_dispatch(void)
         static const struct {
             int64_t m, n, k, ldc;
             hg_kernel want;
-        } dec[] = {{1, 8192, 8192, 8192, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN},
+        } dec[] = {{1, 8192, 8192, 8192, HG_KERNEL_SM90_64X8X64_S8_C1X1_SWAP_TN},
                    {16, 8192, 8192, 8192, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN},
-                   {1, 6144, 4096, 6144, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN},
+                   {1, 6144, 4096, 6144, HG_KERNEL_SM90_64X8X64_S8_C1X1_SWAP_TN},
+                   {8, 6144, 4096, 6144, HG_KERNEL_SM90_64X8X64_S8_C1X1_SWAP_TN},
+                   {9, 6144, 4096, 6144, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN},
+                   {1, 4096, 14336, 4096, HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN},
                    {32, 4096, 14336, 4096, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
                    {48, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {64, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
@@ -248,7 +255,7 @@ void test_dispatch(void)
                    {256, 6144, 4096, 6144, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {512, 4096, 14336, 4096, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
-                   {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
+                   {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN},
                    /* m = 257-512 over a narrow n: one whole wave of up to
                     * HG_SWAP_MAX_M_UNITS_WHOLE units (hg_internal.h) */
                    {512, 512, 512, 512, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
@@ -272,9 +279,13 @@ void test_dispatch(void)
             if (!e->swap_ab) continue;
             hg__problem over = big;
             const int64_t max_m = hg__swap_max_m(e);
-            over.m = e->unit_m * HG_SWAP_MAX_M_UNITS < max_m ? e->unit_m * HG_SWAP_MAX_M_UNITS + 1 : max_m + 1;
+            /* An 8-wide m side serves its one unit only, whole wave or not. */
+            const int narrow = e->unit_m <= HG_SWAP_NARROW_M_SIDE;
+            over.m = narrow ? e->unit_m + 1
+                   : e->unit_m * HG_SWAP_MAX_M_UNITS < max_m ? e->unit_m * HG_SWAP_MAX_M_UNITS + 1
+                                                              : max_m + 1;
             CHECK(hg__estimate(e, &over, &dv) == 0.0, "%s is not weighed for m = %lld", e->name, (long long)over.m);
-            over.m = e->unit_m + 1;
+            over.m = narrow ? e->unit_m : e->unit_m + 1;
             CHECK(over.m > HG_SWAP_MAX_M || hg__estimate(e, &over, &dv) > 0.0, "%s is weighed for m = %lld",
                   e->name, (long long)over.m);
         }

@@ -157,14 +157,14 @@ printf '%s\n%s\n%s\n%s\n' "$hdr2" "auto,f16,TN,64,64,64,64,64,64,0,1.10,ok,input
 if out=$(python3 tools/auto_check.py "$tmp/ctype.csv" 2>&1) && ! grep -q '^OVER ' <<<"$out" &&
    grep -q '^1 products' <<<"$out"; then ok "tools/auto_check c_type"; else bad "tools/auto_check c_type" "$out"; fi
 # --replan takes the pick from the tool's model (1 x 8192 x 8192: the one-
-# consumer 64 x 16 swapped row, its 128 tiles one whole wave), not from the
+# consumer 64 x 8 swapped row, its 128 tiles one whole wave), not from the
 # CSV's auto row.
 printf '%s\n%s\n%s\n%s\n' "$hdr" "auto,f16,TN,1,8192,8192,8192,8192,8192,0,1.50,ok,auto runs x" \
-  "sm90_64x16x64_s8_c1x1_swap_tn,f16,TN,1,8192,8192,8192,8192,8192,0,1.00,ok," \
+  "sm90_64x8x64_s8_c1x1_swap_tn,f16,TN,1,8192,8192,8192,8192,8192,0,1.00,ok," \
   "sm90_128x16x64_s6_c1x1_swap_tn,f16,TN,1,8192,8192,8192,8192,8192,0,1.05,ok," >"$tmp/replan.csv"
 if [ ! -x "$BUILD/hopgemm-bench" ]; then skipped "tools/auto_check --replan" "$BUILD/hopgemm-bench not built"
 elif out=$(python3 tools/auto_check.py "$tmp/replan.csv" --replan "$BUILD/hopgemm-bench" 2>&1) &&
-     grep -q '^ok   1x8192x8192 TN f16 *plan picks sm90_64x16x64_s8_c1x1_swap_tn' <<<"$out"; then
+     grep -q '^ok   1x8192x8192 TN f16 *plan picks sm90_64x8x64_s8_c1x1_swap_tn' <<<"$out"; then
   ok "tools/auto_check --replan"; else bad "tools/auto_check --replan" "$out"; fi
 
 # The test binary: CPU tier, then GPU tier (skipped with the reason where no GPU).

@@ -293,7 +293,7 @@ struct hg_fam_cfg {
     static_assert(WG_M % MMA_M == 0 && M_ATOMS >= 1, "a consumer's rows are whole m64 atoms");
     static_assert(BN <= MMA_N_MAX && (C_THREAD || BN % EPI_PART_COLS == 0),
                   "BN: one wgmma wide, and for the staged epilogue a partial last chunk of whole stmatrix groups");
-    static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 176 || BN == 192 || BN == 256,
+    static_assert(BN == 8 || BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 176 || BN == 192 || BN == 256,
                   "no wgmma wrapper for this BN (tools/gen_wgmma.py)");
     static_assert(ACC_REGS % 4 == 0, "stream-K partials move float4s");
     static_assert(!LEAN || (!FUSES_EPILOGUE && !C_THREAD && !PINGPONG && !ACC16),

@@ -373,8 +373,11 @@ static __device__ __forceinline__ uint64_t hg_wgmma_desc_sw128_mn(uint32_t smem_
 template <int N, int DT, int TA = 0, int TB = 0>
 static __device__ __forceinline__ void hg_wgmma_m64k16(float *d, uint64_t da, uint64_t db, int scale_d)
 {
-    static_assert(N == 16 || N == 32 || N == 64 || N == 128 || N == 160 || N == 176 || N == 192 || N == 256, "no wrapper for this N");
-    if constexpr (N == 16) {
+    static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128 || N == 160 || N == 176 || N == 192 || N == 256, "no wrapper for this N");
+    if constexpr (N == 8) {
+        if constexpr (DT == 0) hg_wgmma_m64n8k16_f32_f16<TA, TB>(d, da, db, scale_d);
+        else hg_wgmma_m64n8k16_f32_bf16<TA, TB>(d, da, db, scale_d);
+    } else if constexpr (N == 16) {
         if constexpr (DT == 0) hg_wgmma_m64n16k16_f32_f16<TA, TB>(d, da, db, scale_d);
         else hg_wgmma_m64n16k16_f32_bf16<TA, TB>(d, da, db, scale_d);
     } else if constexpr (N == 32) {

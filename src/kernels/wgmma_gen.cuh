@@ -8,6 +8,34 @@
 #include <stdint.h>
 
 template <int TRANS_A = 0, int TRANS_B = 0>
+static __device__ __forceinline__ void hg_wgmma_m64n8k16_f32_f16(float *d, uint64_t desc_a,
+                                                          uint64_t desc_b, int scale_d)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 "
+        "{"
+        "%0, %1, %2, %3"
+        "}, %4, %5, p, 1, 1, %7, %8;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
+}
+
+template <int TRANS_A = 0, int TRANS_B = 0>
+static __device__ __forceinline__ void hg_wgmma_m64n8k16_f32_bf16(float *d, uint64_t desc_a,
+                                                          uint64_t desc_b, int scale_d)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
+        "{"
+        "%0, %1, %2, %3"
+        "}, %4, %5, p, 1, 1, %7, %8;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
+}
+
+template <int TRANS_A = 0, int TRANS_B = 0>
 static __device__ __forceinline__ void hg_wgmma_m64n16k16_f32_f16(float *d, uint64_t desc_a,
                                                           uint64_t desc_b, int scale_d)
 {
