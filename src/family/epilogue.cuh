@@ -261,8 +261,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                  * only the chunks after it wait for a load issued one chunk
                  * before. */
                 if (interior_beta(epi, row0, col0))
-                    load(map_c, (seq + 1) % Cfg::EPI_SLOTS, G::COL_CHUNKS > 1 ? row0 : row0 + Cfg::EPI_ROWS,
-                         G::COL_CHUNKS > 1 ? col0 + G::COLS : col0);
+                    load(map_c, (seq + 1) % Cfg::EPI_SLOTS, next_chunk_row(row0, 0), next_chunk_col(col0, col0, 0));
             }
         }
         return true;
@@ -392,11 +391,28 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         return row0 + (int64_t)(Cfg::M_ATOMS - 1) * Cfg::EPI_ROWS < epi.m && col0 + Cfg::BN <= epi.n;
     }
 
+    /* Whether a consumer's result has a second chunk, whose old C
+     * load_first then loads for tile_interior_beta too. */
+    static constexpr bool SECOND_CHUNK = Cfg::M_ATOMS * G::COL_CHUNKS > 1;
+
     /* Whether tile() writes the consumer's result at (row0, col0) by
-     * tile_interior_beta (beta != 0; its test there). */
+     * tile_interior_beta (beta != 0; its test there) and it has a second
+     * chunk. */
     static __device__ __forceinline__ bool interior_beta(const hg_epilogue &epi, int64_t row0, int64_t col0)
     {
-        return !hg_c_is_f32<CT> && !EPI && !Cfg::LEAN && Cfg::M_ATOMS * G::COL_CHUNKS >= 2 && epi.beta != 0.0f && inside(epi, row0, col0);
+        return !hg_c_is_f32<CT> && !EPI && !Cfg::LEAN && SECOND_CHUNK && epi.beta != 0.0f && inside(epi, row0, col0);
+    }
+
+    /* Inside C, the chunk after the one at row r0, column chunk q of the
+     * consumer's result (its columns from col0, this chunk's from c0):
+     * along the row of atoms, else the start of the next row. */
+    static __device__ __forceinline__ int64_t next_chunk_row(int64_t r0, int q)
+    {
+        return q + 1 == G::COL_CHUNKS ? r0 + Cfg::EPI_ROWS : r0;
+    }
+    static __device__ __forceinline__ int64_t next_chunk_col(int64_t col0, int64_t c0, int q)
+    {
+        return q + 1 == G::COL_CHUNKS ? col0 : c0 + G::COLS;
     }
 
     /* The common case, which tile_interior writes: inside, and beta == 0
@@ -454,7 +470,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         /* load_first loaded every chunk (G::WHOLE): none to look ahead for;
          * else the first two (interior_beta). */
         const bool all_loaded = G::WHOLE && first_loaded;
-        const bool second_loaded = !G::WHOLE && Cfg::M_ATOMS * G::COL_CHUNKS >= 2 && first_loaded;
+        const bool second_loaded = !G::WHOLE && SECOND_CHUNK && first_loaded;
         bool loaded = first_loaded;
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++) {
@@ -469,8 +485,8 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 const bool has_next = !next_loaded && !(row_end && i + 1 == Cfg::M_ATOMS);
                 const uint32_t s = seq % Cfg::EPI_SLOTS;
                 uint8_t *slot = slots + s * Cfg::EPI_CHUNK_BYTES;
-                await_old_c(map_c, s, r0, c0, loaded, has_next, row_end ? r0 + Cfg::EPI_ROWS : r0,
-                            row_end ? col0 : c0 + G::COLS, ctid, bar_id, lead);
+                await_old_c(map_c, s, r0, c0, loaded, has_next, next_chunk_row(r0, q), next_chunk_col(col0, c0, q),
+                            ctid, bar_id, lead);
                 stage_matrix<SCALE, true, hg_fin_none, PAIRS, true>(
                     slot, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, ctid);
                 hg_fence_proxy_async_shared_cta();
