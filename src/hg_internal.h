@@ -160,14 +160,22 @@ typedef struct {
     /* Its speed past HG_MODEL_LONG_FLOPS, as a multiple of `speed` (1: the
      * same; the lean rows: HG_LEAN_LONG_GAIN). */
     double long_gain;
+    /* 1: its plan runs a nearly full wave whole on the memory floor
+     * (hg__floor_whole_tiles; the family's unswapped rows); 2: and that
+     * wave streams at HG_BW_SWAP, A being multicast along n (c1x2: the
+     * activation read from L2 once per cluster). */
+    int floor_whole;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
  * kernel whose tiles are m-deep (the series, the family's unswapped rows),
- * and a swapped one. Not measured as such: the unswapped rows moved 1.1-2.6
- * TB/s on the sweep's decode products (H200, 2026-11-30), where their
- * tile count, not the bandwidth, held them back (the rate term models
- * that); the swapped ones aim at the issue's 85%. */
+ * and a swapped one, or an unswapped row whose one wave runs whole on the
+ * floor (hg__floor_whole_tiles). Not measured as such: the unswapped rows
+ * moved 1.1-2.6 TB/s on the sweep's decode products (H200, 2026-11-30),
+ * where their tile count, not the bandwidth, held them back (the rate term
+ * models that); the swapped ones aim at the issue's 85%; an unswapped whole
+ * wave with A multicast moved 0.81 of it (128 x 28672 x 4096 bf16 on 128 x
+ * 256 c1x2; c1x1 0.78; H200, 2026-12-04). */
 #define HG_BW_TILED 0.75
 #define HG_BW_SWAP 0.85
 /* The reference rates of AUTO's model: cuBLAS-best's fp16 rate at 8192^3
@@ -242,6 +250,28 @@ typedef struct {
 static inline int hg__swap_whole_tiles(int64_t tiles, int64_t slots)
 {
     return tiles <= slots && (double)tiles >= HG_SWAP_WHOLE_TILES * (double)slots;
+}
+/* The unswapped rows' twin of that rule, on the memory floor only: one
+ * wave of tiles that fills at least HG_FLOOR_WHOLE_TILES of the slots runs
+ * whole where the product's flops per byte of A, B and C are under the
+ * model's balance (HG_MODEL_REF_FLOPS / HG_MODEL_COPY_BW) and its m fills
+ * the tiles' rows but for HG_SWAP_WHOLE_WAVE_PAD_ROWS (unit_m: the rows of
+ * a cluster's block): there the SMs that have a tile already pull what HBM
+ * gives, and cutting the tiles only adds the fixup of large partials. bf16,
+ * H200, 2026-12-04, one process each: 128 x 28672 x 4096 (112 tiles of
+ * 128 x 256 on 132 SMs) on 128 x 256 c1x1 whole 70.5 us, cut 80.5; in a
+ * 1 x 2 cluster 67.8 and 82.0. Past the balance a wave's idle SMs cost
+ * math, and the split's gain stays as measured before; with many empty
+ * rows (m = 136-192 on 128- or 256-row blocks) it was not measured. */
+#define HG_FLOOR_WHOLE_TILES 0.8
+static inline int hg__floor_whole_tiles(const hg__problem *p, int64_t unit_m, int64_t tiles, int64_t slots)
+{
+    const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    const double bytes = 2.0 * ((double)p->m * (double)p->k + (double)p->n * (double)p->k) +
+                         hg__c_bytes(p) * (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0);
+    const int64_t pad = (p->m + unit_m - 1) / unit_m * unit_m - p->m;
+    return tiles <= slots && (double)tiles >= HG_FLOOR_WHOLE_TILES * (double)slots &&
+           pad <= HG_SWAP_WHOLE_WAVE_PAD_ROWS && flops < bytes * (HG_MODEL_REF_FLOPS / HG_MODEL_COPY_BW);
 }
 /* ... but whole tiles on fewer SMs than HG_SWAP_WHOLE_WAVE's share stream
  * slower, which the fixup they save pays for only on a short stream (bf16,

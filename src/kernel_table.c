@@ -62,29 +62,30 @@
      1,                                                                                                            \
      HG_FAM_ACC16_##acc,                                                                                           \
      HG_FAM_WRITES_F32(bm, bn, c_thread, swap),                                                                    \
-     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) ? HG_LEAN_LONG_GAIN : 1.0},
+     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) ? HG_LEAN_LONG_GAIN : 1.0,                                        \
+     (swap) ? 0 : (cn) > 1 && (cm) == 1 ? 2 : 1},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
      hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N,
-     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
+     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
+     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
      hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0,
-     1, 1, 0, 1, 1.0},
+     1, 1, 0, 1, 1.0, 0},
 };
 
 #undef HG_FAMILY_CONFIG
@@ -108,6 +109,10 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     /* A swapped row's wave that runs whole, stream-K or not (hg_internal.h;
      * tiles <= slots first: the cast needs a count that fits). */
     const int whole_wave = k->swap_ab && tiles <= slots && hg__swap_whole_tiles((int64_t)tiles, (int64_t)slots);
+    /* ... and an unswapped family row's on the memory floor (the plans of
+     * host.cuh, which these follow) */
+    const int floor_whole =
+        k->floor_whole && tiles <= slots && hg__floor_whole_tiles(p, k->unit_m, (int64_t)tiles, (int64_t)slots);
     /* Past HG_SWAP_MAX_M, a wide swapped row (hg__swap_max_m) only where its
      * tiles run as one whole wave (256 x 6144 x 4096 on 128 x 128: 96 tiles;
      * 256^3 stays on the unswapped tiles measured there). */
@@ -125,7 +130,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
         const int64_t split = k->sk_long_k
                                   ? hg_sk_split_for_k(k->sk_max_split, k_tiles, (int64_t)tiles, (int64_t)slots)
                                   : k->sk_max_split;
-        hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, !d->no_stream_k && !whole_wave, split);
+        hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, !d->no_stream_k && !whole_wave && !floor_whole, split);
         if (sk.sk_workers > 0 && hg__sk_workspace_bytes(d, sk.sk_workers, k->unit_ws_bytes) <= d->workspace_bytes) {
             /* The tail, its fixup included (tiling.h); the family's rows
              * split after whole rounds only where this says it pays. */
@@ -188,7 +193,10 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     const double c_bytes = hg__c_bytes(p) * (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0);
     const double bytes = batch * (a_bytes * a_reads + c_bytes + b_bytes * (split_tiles ? b_passes * b_reads : 1.0));
     const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);
-    double t_mem = bytes / ((k->swap_ab ? HG_BW_SWAP : HG_BW_TILED) * HG_MODEL_COPY_BW);
+    /* (an unswapped whole wave on the floor with A multicast streams as
+     * a swapped row does: hg_internal.h) */
+    const int floor_stream = floor_whole && k->floor_whole == 2;
+    double t_mem = bytes / ((k->swap_ab || floor_stream ? HG_BW_SWAP : HG_BW_TILED) * HG_MODEL_COPY_BW);
     /* A swapped row over one unit of m, nearly full, whose whole tiles make
      * one wave runs no stream-K fixup (hg_internal.h). */
     if (whole_wave && m_units == 1.0 &&

@@ -254,7 +254,9 @@ void test_dispatch(void)
                    {128, 4096, 14336, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {256, 6144, 4096, 6144, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {512, 4096, 14336, 4096, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
-                   {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
+                   /* one wave of 128 x 256 tiles, 0.85 full, on the memory
+                    * floor: whole, with A multicast (hg__floor_whole_tiles) */
+                   {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X256X64_S4_C1X2_TN},
                    {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN},
                    /* m = 257-512 over a narrow n: one whole wave of up to
                     * HG_SWAP_MAX_M_UNITS_WHOLE units (hg_internal.h) */
@@ -265,6 +267,17 @@ void test_dispatch(void)
         CHECK(hg__swap_whole_tiles(96, 132) && hg__swap_whole_tiles(132, 132), "96 and 132 tiles on 132 run whole");
         CHECK(!hg__swap_whole_tiles(64, 132) && !hg__swap_whole_tiles(133, 132),
               "64 tiles (too few) and 133 (past one wave) on 132 are cut by stream-K's rule");
+        /* The unswapped rows' twin: one wave, at least HG_FLOOR_WHOLE_TILES
+         * full, under the model's balance, m filling the blocks' rows. */
+        hg__problem fl;
+        memset(&fl, 0, sizeof fl);
+        fl.opA = HG_OP_N, fl.opB = HG_OP_T, fl.m = 128, fl.n = 28672, fl.k = 4096, fl.alpha = 1.0f, fl.dtype = HG_BF16;
+        CHECK(hg__floor_whole_tiles(&fl, 128, 112, 132), "128 x 28672 x 4096: 112 tiles of 128 rows on 132 run whole");
+        CHECK(!hg__floor_whole_tiles(&fl, 128, 96, 132) && !hg__floor_whole_tiles(&fl, 128, 133, 132),
+              "96 tiles (too few) and 133 (past one wave) are cut by stream-K's rule");
+        CHECK(!hg__floor_whole_tiles(&fl, 256, 112, 132), "a 256-row block over m = 128: its empty rows, not measured");
+        fl.m = 4096; /* 4096 x 28672 x 4096: past the balance */
+        CHECK(!hg__floor_whole_tiles(&fl, 128, 112, 132), "a product past the model's balance keeps the split");
         for (size_t i = 0; i < sizeof dec / sizeof dec[0]; i++)
             if (hg__find_kernel(dec[i].want))
                 check_auto_pick(h, A, B, C, dec[i].m, dec[i].n, dec[i].k, dec[i].ldc, HG_BF16, dec[i].want);
