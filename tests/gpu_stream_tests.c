@@ -138,18 +138,23 @@ typedef struct {
 } sk_fixture;
 
 /* 1 when everything was made; the fixture can be closed either way. */
-static int sk_fixture_open(sk_fixture *f, const char *what)
+static int sk_fixture_open_with(sk_fixture *f, const char *what, hg_kernel kernel, const shape *shapes, int n)
 {
     memset(f, 0, sizeof *f);
-    const shape *shapes = hg_gpu_quick ? sk_quick : sk_shapes;
-    f->n = hg_gpu_quick ? 2 : MAX_SHAPES;
+    f->n = n;
     f->h = gpu_handle();
     if (!f->h) return 0;
-    CHECK(hg_set_kernel(f->h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "choose v6");
+    CHECK(hg_set_kernel(f->h, kernel) == HG_STATUS_SUCCESS, "choose the kernel");
     int ok = 1;
     for (int i = 0; i < f->n && ok; i++) ok = operands_make(&f->o[i], shapes[i]);
     for (int i = 0; i < f->n && ok; i++) ok = reference_bits(f->h, &f->o[i], &f->ref[i], what);
     return ok;
+}
+
+static int sk_fixture_open(sk_fixture *f, const char *what)
+{
+    return sk_fixture_open_with(f, what, HG_KERNEL_V6, hg_gpu_quick ? sk_quick : sk_shapes,
+                                hg_gpu_quick ? 2 : MAX_SHAPES);
 }
 
 static void sk_fixture_close(sk_fixture *f)
@@ -213,12 +218,13 @@ static void test_streams(void)
  * 100 times on one stream while eager calls through the same handle run on
  * another: every replay's outputs, and the eager ones, bitwise equal to the
  * eager results from before the capture. */
-static void test_graph(void)
+/* The fixture's calls captured in one graph and replayed on one stream,
+ * each replay's outputs snapshotted, while eager calls run on another;
+ * both compared bit for bit with the one-stream results. Closes fx. */
+static void graph_replays(sk_fixture *f, int ok)
 {
-    if (!v6_wanted()) SKIP("v6 not registered or filtered out by --kernel");
+    sk_fixture fx = *f;
     const int replays = hg_gpu_quick ? 3 : 100;
-    sk_fixture fx;
-    int ok = sk_fixture_open(&fx, "eager");
     size_t off[MAX_SHAPES + 1] = {0};
     for (int i = 0; i < fx.n; i++) off[i + 1] = off[i] + fx.o[i].nc * 2;
     const size_t total = off[fx.n];
@@ -272,6 +278,36 @@ static void test_graph(void)
     if (cs) cudaStreamDestroy(cs);
     if (es) cudaStreamDestroy(es);
     sk_fixture_close(&fx);
+}
+
+static void test_graph(void)
+{
+    if (!v6_wanted()) SKIP("v6 not registered or filtered out by --kernel");
+    sk_fixture fx;
+    const int ok = sk_fixture_open(&fx, "eager");
+    graph_replays(&fx, ok);
+}
+
+/* The k slices (src/slices.c) in a graph: AUTO's plan cuts these in k
+ * slices, two launches (the batch of partials, then their sums) that the
+ * graph must keep in order and give their own workspace. */
+static const shape slice_shapes[] = {{256, 256, 16384}, {192, 256, 16384}};
+static void test_graph_slices(void)
+{
+    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
+    sk_fixture fx;
+    int ok = sk_fixture_open_with(&fx, "eager", HG_KERNEL_AUTO, slice_shapes, 2);
+    for (int i = 0; ok && i < fx.n; i++) {
+        hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+        d.opA = HG_OP_N, d.opB = HG_OP_T, d.m = fx.o[i].s.m, d.n = fx.o[i].s.n, d.k = fx.o[i].s.k;
+        d.A = fx.o[i].dA, d.lda = d.k, d.B = fx.o[i].dB, d.ldb = d.k;
+        d.C = (void *)(uintptr_t)0x300000000ull, d.ldc = d.n, d.dtype = HG_F16;
+        int64_t slices = -1;
+        CHECK(hg__matmul_plan_slices(fx.h, &d, &slices) == HG_STATUS_SUCCESS && slices > 1,
+              "%lld x %lld x %lld: AUTO's plan has %lld k slices, the test wants some", (long long)d.m, (long long)d.n,
+              (long long)d.k, (long long)slices);
+    }
+    graph_replays(&fx, ok);
 }
 
 /* hg_create allocates nothing on the device; the size queries; a caller's
@@ -590,7 +626,8 @@ static void test_multi_gpu(void)
 }
 
 const hg_test_case hg_gpu_stream_tests[] = {
-    {"gpu/streams", test_streams}, {"gpu/graph", test_graph},         {"gpu/user_workspace", test_user_workspace},
+    {"gpu/streams", test_streams}, {"gpu/graph", test_graph},         {"gpu/graph_slices", test_graph_slices},
+    {"gpu/user_workspace", test_user_workspace},
     {"gpu/corners", test_corners}, {"gpu/multi_gpu", test_multi_gpu},
 };
 const int hg_gpu_stream_test_count = (int)(sizeof hg_gpu_stream_tests / sizeof hg_gpu_stream_tests[0]);
