@@ -251,6 +251,25 @@ static inline int hg__swap_whole_tiles(int64_t tiles, int64_t slots)
 {
     return tiles <= slots && (double)tiles >= HG_SWAP_WHOLE_TILES * (double)slots;
 }
+/* ... and, for a row of 128 or more rows of n over one unit of m (as
+ * measured), a last round after whole ones that fills at least this share
+ * of the slots runs whole too (224 tiles on 132: a last round of 92, 0.697):
+ * bf16, H200, 2026-12-04, one process each, stream-K tail / whole: 64 x
+ * 28672 x 4096 on 128 x 64 70.5 / 66.2 us, 32 x 28672 x 4096 on 128 x 32
+ * 66.9 / 65.5, 16 x and 1 x the same n 1% and 0% apart; a last round of
+ * 0.39 (1 x 57344 x 8192) 222.1 / 237.2, where the cut pays. With the
+ * 64-row rows let in, the model moved 96 x 57344 x 4096 bf16 to 64 x 128
+ * whole (179.8 us against 128 x 128's 140.1) and 64 x 57344 x 8192 to 64 x
+ * 64 (240.1 against 128 x 64's 234.7; fresh 3): their many rounds stream
+ * slower than the model's floor says, which a tail cut or whole does not
+ * change. */
+#define HG_SWAP_WHOLE_TAIL (2.0 / 3.0)
+#define HG_SWAP_WHOLE_TAIL_MIN_N 128
+static inline int hg__swap_whole_tail(int64_t tiles, int64_t slots, int64_t m_units, int64_t n_side)
+{
+    return m_units == 1 && n_side >= HG_SWAP_WHOLE_TAIL_MIN_N && slots > 0 && tiles > slots &&
+           (double)(tiles % slots) >= HG_SWAP_WHOLE_TAIL * (double)slots;
+}
 /* The unswapped rows' twin of that rule, on the memory floor only: one
  * wave of tiles that fills at least HG_FLOOR_WHOLE_TILES of the slots runs
  * whole where the product's flops per byte of A, B and C are under the

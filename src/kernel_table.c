@@ -113,6 +113,10 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * host.cuh, which these follow) */
     const int floor_whole =
         k->floor_whole && tiles <= slots && hg__floor_whole_tiles(p, k->unit_m, (int64_t)tiles, (int64_t)slots);
+    /* ... and a swapped row's nearly full last round (tiles < 9e15: the
+     * cast needs a count that fits) */
+    const int swap_tail =
+        k->swap_ab && tiles < 9e15 && hg__swap_whole_tail((int64_t)tiles, (int64_t)slots, (int64_t)m_units, k->unit_n);
     /* Past HG_SWAP_MAX_M, a wide swapped row (hg__swap_max_m) only where its
      * tiles run as one whole wave (256 x 6144 x 4096 on 128 x 128: 96 tiles;
      * 256^3 stays on the unswapped tiles measured there). */
@@ -130,7 +134,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
         const int64_t split = k->sk_long_k
                                   ? hg_sk_split_for_k(k->sk_max_split, k_tiles, (int64_t)tiles, (int64_t)slots)
                                   : k->sk_max_split;
-        hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, !d->no_stream_k && !whole_wave && !floor_whole, split);
+        hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, !d->no_stream_k && !whole_wave && !floor_whole && !swap_tail, split);
         if (sk.sk_workers > 0 && hg__sk_workspace_bytes(d, sk.sk_workers, k->unit_ws_bytes) <= d->workspace_bytes) {
             /* The tail, its fixup included (tiling.h); the family's rows
              * split after whole rounds only where this says it pays. */

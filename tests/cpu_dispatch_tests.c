@@ -267,6 +267,14 @@ void test_dispatch(void)
         CHECK(hg__swap_whole_tiles(96, 132) && hg__swap_whole_tiles(132, 132), "96 and 132 tiles on 132 run whole");
         CHECK(!hg__swap_whole_tiles(64, 132) && !hg__swap_whole_tiles(133, 132),
               "64 tiles (too few) and 133 (past one wave) on 132 are cut by stream-K's rule");
+        /* ... and a last round after whole ones of at least HG_SWAP_WHOLE_TAIL */
+        CHECK(hg__swap_whole_tail(224, 132, 1, 128) && hg__swap_whole_tail(250, 132, 1, 128),
+              "last rounds of 92 and 118 of 132 run whole");
+        CHECK(!hg__swap_whole_tail(448, 132, 1, 128) && !hg__swap_whole_tail(264, 132, 1, 128) &&
+                  !hg__swap_whole_tail(96, 132, 1, 128),
+              "a last round of 52 of 132 is cut; whole rounds and one wave are not this rule's");
+        CHECK(!hg__swap_whole_tail(448, 132, 2, 128) && !hg__swap_whole_tail(896, 132, 1, 64),
+              "over two units of m, and on 64-row tiles, the rule was not measured (and misled the model)");
         /* The unswapped rows' twin: one wave, at least HG_FLOOR_WHOLE_TILES
          * full, under the model's balance, m filling the blocks' rows. */
         hg__problem fl;

@@ -49,9 +49,11 @@ template <class Cfg, int DT> struct hg_fam_host {
         g.clusters = resident_clusters(d);
         if (g.clusters < 1) g.clusters = 1;
         const int64_t tiles = g.sched.m_units * g.sched.n_units * p->batch, k_tiles = hg_cdiv(p->k, Cfg::BK);
-        /* A swapped row's one wave of whole tiles stays whole, and an
-         * unswapped row's on the memory floor (hg_internal.h). */
-        const bool whole = Cfg::SWAP_AB ? hg__swap_whole_tiles(tiles, g.clusters)
+        /* A swapped row's one wave of whole tiles, or its nearly full last
+         * round, stays whole, and an unswapped row's one wave on the
+         * memory floor (hg_internal.h). */
+        const bool whole = Cfg::SWAP_AB ? hg__swap_whole_tiles(tiles, g.clusters) ||
+                                              hg__swap_whole_tail(tiles, g.clusters, g.sched.n_units, Cfg::UNIT_M)
                                         : hg__floor_whole_tiles(p, Cfg::UNIT_M, tiles, g.clusters);
         if (Cfg::LEAN) { /* whole tiles only: its kernel has no fixup (config.cuh) */
             g.plan = hg_sk_make(tiles, k_tiles, g.clusters, 0);
