@@ -45,6 +45,11 @@ static inline size_t hg__round_up(size_t x, size_t to) { return (x + to - 1) / t
 
 /* Bytes of one element of C (2, or 4 for HG_C_F32). */
 static inline int hg__c_bytes(const hg__problem *p) { return p->c_type == HG_C_F32 ? 4 : 2; }
+/* The bytes of C a call moves: written once, and read once more with beta. */
+static inline double hg__c_traffic_bytes(const hg__problem *p)
+{
+    return hg__c_bytes(p) * (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0);
+}
 
 /* A and B as stored (row-major), from the ops: A is rows_a x cols_a (m x k
  * for HG_OP_N, k x m for HG_OP_T), B is rows_b x cols_b. */
@@ -160,11 +165,12 @@ typedef struct {
     /* Its speed past HG_MODEL_LONG_FLOPS, as a multiple of `speed` (1: the
      * same; the lean rows: HG_LEAN_LONG_GAIN). */
     double long_gain;
-    /* 1: its plan runs a nearly full wave whole on the memory floor
-     * (hg__floor_whole_tiles; the family's unswapped rows); 2: and that
-     * wave streams at HG_BW_SWAP, A being multicast along n (c1x2: the
-     * activation read from L2 once per cluster). */
-    int floor_whole;
+    /* 0: the series and GENERIC, whose plans are their own; else a family
+     * row, whose plan runs its tiles whole where hg__fam_whole_tiles says;
+     * 2: an unswapped one whose whole wave on the memory floor streams at
+     * HG_BW_SWAP, A being multicast along n (c1x2: the activation read from
+     * L2 once per cluster). */
+    int whole_rules;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
@@ -286,11 +292,22 @@ static inline int hg__swap_whole_tail(int64_t tiles, int64_t slots, int64_t m_un
 static inline int hg__floor_whole_tiles(const hg__problem *p, int64_t unit_m, int64_t tiles, int64_t slots)
 {
     const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
-    const double bytes = 2.0 * ((double)p->m * (double)p->k + (double)p->n * (double)p->k) +
-                         hg__c_bytes(p) * (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0);
+    const double bytes = 2.0 * ((double)p->m * (double)p->k + (double)p->n * (double)p->k) + hg__c_traffic_bytes(p);
     const int64_t pad = (p->m + unit_m - 1) / unit_m * unit_m - p->m;
     return tiles <= slots && (double)tiles >= HG_FLOOR_WHOLE_TILES * (double)slots &&
            pad <= HG_SWAP_WHOLE_WAVE_PAD_ROWS && flops < bytes * (HG_MODEL_REF_FLOPS / HG_MODEL_COPY_BW);
+}
+/* Whether a family row runs all its tiles whole, with no stream-K cut, by
+ * the three rules above: the one question host.cuh's plan and AUTO's model
+ * (hg__estimate) both ask, so they cannot drift apart. unit_m, unit_n: the
+ * product's rows and columns a scheduling unit covers (a swapped row's
+ * unit_n is its tile's rows of n). */
+static inline int hg__fam_whole_tiles(const hg__problem *p, int swap_ab, int64_t unit_m, int64_t unit_n, int64_t tiles,
+                                      int64_t slots)
+{
+    if (!swap_ab) return hg__floor_whole_tiles(p, unit_m, tiles, slots);
+    return hg__swap_whole_tiles(tiles, slots) ||
+           hg__swap_whole_tail(tiles, slots, (p->m + unit_m - 1) / unit_m, unit_n);
 }
 /* ... but whole tiles on fewer SMs than HG_SWAP_WHOLE_WAVE's share stream
  * slower, which the fixup they save pays for only on a short stream (bf16,

@@ -63,7 +63,7 @@
      HG_FAM_ACC16_##acc,                                                                                           \
      HG_FAM_WRITES_F32(bm, bn, c_thread, swap),                                                                    \
      HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) ? HG_LEAN_LONG_GAIN : 1.0,                                        \
-     (swap) ? 0 : (cn) > 1 && (cm) == 1 ? 2 : 1},
+     !(swap) && (cn) > 1 && (cm) == 1 ? 2 : 1},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
@@ -109,14 +109,10 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     /* A swapped row's wave that runs whole, stream-K or not (hg_internal.h;
      * tiles <= slots first: the cast needs a count that fits). */
     const int whole_wave = k->swap_ab && tiles <= slots && hg__swap_whole_tiles((int64_t)tiles, (int64_t)slots);
-    /* ... and an unswapped family row's on the memory floor (the plans of
-     * host.cuh, which these follow) */
-    const int floor_whole =
-        k->floor_whole && tiles <= slots && hg__floor_whole_tiles(p, k->unit_m, (int64_t)tiles, (int64_t)slots);
-    /* ... and a swapped row's nearly full last round (tiles < 9e15: the
-     * cast needs a count that fits) */
-    const int swap_tail =
-        k->swap_ab && tiles < 9e15 && hg__swap_whole_tail((int64_t)tiles, (int64_t)slots, (int64_t)m_units, k->unit_n);
+    /* A family row's plan that runs every tile whole (host.cuh asks the
+     * same; tiles < 9e15: the cast needs a count that fits). */
+    const int whole_tiles = k->whole_rules && tiles < 9e15 &&
+                            hg__fam_whole_tiles(p, k->swap_ab, k->unit_m, k->unit_n, (int64_t)tiles, (int64_t)slots);
     /* Past HG_SWAP_MAX_M, a wide swapped row (hg__swap_max_m) only where its
      * tiles run as one whole wave (256 x 6144 x 4096 on 128 x 128: 96 tiles;
      * 256^3 stays on the unswapped tiles measured there). */
@@ -134,7 +130,8 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
         const int64_t split = k->sk_long_k
                                   ? hg_sk_split_for_k(k->sk_max_split, k_tiles, (int64_t)tiles, (int64_t)slots)
                                   : k->sk_max_split;
-        hg_sk_plan sk = hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, !d->no_stream_k && !whole_wave && !floor_whole && !swap_tail, split);
+        hg_sk_plan sk =
+            hg_sk_make_split((int64_t)tiles, k_tiles, (int64_t)slots, !d->no_stream_k && !whole_tiles, split);
         if (sk.sk_workers > 0 && hg__sk_workspace_bytes(d, sk.sk_workers, k->unit_ws_bytes) <= d->workspace_bytes) {
             /* The tail, its fixup included (tiling.h); the family's rows
              * split after whole rounds only where this says it pays. */
@@ -194,12 +191,12 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     const int from_hbm_per_tile = drifting && !k->swap_ab;
     const double a_reads = from_hbm_per_tile && a_bytes > HG_MODEL_L2_RESIDENT ? n_units : 1.0;
     const double b_reads = from_hbm_per_tile && b_bytes > HG_MODEL_L2_RESIDENT ? m_units : 1.0;
-    const double c_bytes = hg__c_bytes(p) * (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0);
+    const double c_bytes = hg__c_traffic_bytes(p);
     const double bytes = batch * (a_bytes * a_reads + c_bytes + b_bytes * (split_tiles ? b_passes * b_reads : 1.0));
     const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);
     /* (an unswapped whole wave on the floor with A multicast streams as
      * a swapped row does: hg_internal.h) */
-    const int floor_stream = floor_whole && k->floor_whole == 2;
+    const int floor_stream = whole_tiles && k->whole_rules == 2;
     double t_mem = bytes / ((k->swap_ab || floor_stream ? HG_BW_SWAP : HG_BW_TILED) * HG_MODEL_COPY_BW);
     /* A swapped row over one unit of m, nearly full, whose whole tiles make
      * one wave runs no stream-K fixup (hg_internal.h). */

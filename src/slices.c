@@ -131,8 +131,7 @@ double hg__slices_estimate(const hg__kernel_entry *k, const hg__problem *p, cons
     if (inner <= 0.0) return 0.0;
     const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
     const double elems = (double)p->m * (double)p->n;
-    const double sum_bytes = elems * (double)sizeof(float) * (double)s->slices +
-                             elems * hg__c_bytes(p) * (p->beta != 0.0f ? 2.0 : 1.0);
+    const double sum_bytes = elems * (double)sizeof(float) * (double)s->slices + hg__c_traffic_bytes(p);
     const double t_sum = HG_SLICES_SUM_FIXED_S + sum_bytes / HG_SLICES_SUM_BYTES_PER_S;
     const double t_inner = flops / (inner * HG_MODEL_REF_FLOPS);
     return flops / ((t_inner + t_sum) * HG_MODEL_REF_FLOPS);

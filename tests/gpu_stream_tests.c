@@ -214,16 +214,12 @@ static void test_streams(void)
     sk_fixture_close(&fx);
 }
 
-/* A sequence of calls captured in a CUDA graph (global capture mode), replayed
- * 100 times on one stream while eager calls through the same handle run on
- * another: every replay's outputs, and the eager ones, bitwise equal to the
- * eager results from before the capture. */
-/* The fixture's calls captured in one graph and replayed on one stream,
- * each replay's outputs snapshotted, while eager calls run on another;
- * both compared bit for bit with the one-stream results. Closes fx. */
-static void graph_replays(sk_fixture *f, int ok)
+/* The fixture's calls captured in a CUDA graph (global capture mode),
+ * replayed 100 times on one stream while eager calls through the same handle
+ * run on another: every replay's outputs, and the eager ones, bitwise equal
+ * to the eager results from before the capture. Closes fx. */
+static void graph_replays(sk_fixture fx, int ok)
 {
-    sk_fixture fx = *f;
     const int replays = hg_gpu_quick ? 3 : 100;
     size_t off[MAX_SHAPES + 1] = {0};
     for (int i = 0; i < fx.n; i++) off[i + 1] = off[i] + fx.o[i].nc * 2;
@@ -285,7 +281,7 @@ static void test_graph(void)
     if (!v6_wanted()) SKIP("v6 not registered or filtered out by --kernel");
     sk_fixture fx;
     const int ok = sk_fixture_open(&fx, "eager");
-    graph_replays(&fx, ok);
+    graph_replays(fx, ok);
 }
 
 /* The k slices (src/slices.c) in a graph: AUTO's plan cuts these in k
@@ -307,7 +303,7 @@ static void test_graph_slices(void)
               "%lld x %lld x %lld: AUTO's plan has %lld k slices, the test wants some", (long long)d.m, (long long)d.n,
               (long long)d.k, (long long)slices);
     }
-    graph_replays(&fx, ok);
+    graph_replays(fx, ok);
 }
 
 /* hg_create allocates nothing on the device; the size queries; a caller's

@@ -52,9 +52,8 @@ template <class Cfg, int DT> struct hg_fam_host {
         /* A swapped row's one wave of whole tiles, or its nearly full last
          * round, stays whole, and an unswapped row's one wave on the
          * memory floor (hg_internal.h). */
-        const bool whole = Cfg::SWAP_AB ? hg__swap_whole_tiles(tiles, g.clusters) ||
-                                              hg__swap_whole_tail(tiles, g.clusters, g.sched.n_units, Cfg::UNIT_M)
-                                        : hg__floor_whole_tiles(p, Cfg::UNIT_M, tiles, g.clusters);
+        const bool whole = hg__fam_whole_tiles(p, Cfg::SWAP_AB, Cfg::SWAP_AB ? Cfg::UNIT_N : Cfg::UNIT_M,
+                                               Cfg::SWAP_AB ? Cfg::UNIT_M : Cfg::UNIT_N, tiles, g.clusters);
         if (Cfg::LEAN) { /* whole tiles only: its kernel has no fixup (config.cuh) */
             g.plan = hg_sk_make(tiles, k_tiles, g.clusters, 0);
         } else {
