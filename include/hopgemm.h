@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 #define HG_VERSION_MAJOR 0
-#define HG_VERSION_MINOR 8
+#define HG_VERSION_MINOR 9
 #define HG_VERSION_PATCH 0
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
@@ -162,7 +162,9 @@ typedef enum {
     HG_KERNEL_SM90_256X176X64_S3_C1X2_NN = 127,      /* since 0.6.0 */
     HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN = 128,   /* since 0.7.0 */
     HG_KERNEL_SM90_64X8X64_S8_C1X1_SWAP_TN = 129,    /* since 0.7.0 */
-    HG_KERNEL_SM90_128X256X64_S4_C1X2_TN = 130       /* since 0.8.0 */
+    HG_KERNEL_SM90_128X256X64_S4_C1X2_TN = 130,      /* since 0.8.0 */
+    HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TN = 131,  /* since 0.9.0 */
+    HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TN = 132  /* since 0.9.0 */
 } hg_kernel;
 
 /*

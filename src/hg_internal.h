@@ -171,6 +171,9 @@ typedef struct {
      * HG_BW_SWAP, A being multicast along n (c1x2: the activation read from
      * L2 once per cluster). */
     int whole_rules;
+    /* CTAs of the cluster that split each tile's k (configs.def's CK; 1
+     * elsewhere). AUTO weighs such a row only where hg__k_split_fits. */
+    int cluster_k;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
@@ -256,6 +259,20 @@ typedef struct {
 static inline int hg__swap_whole_tiles(int64_t tiles, int64_t slots)
 {
     return tiles <= slots && (double)tiles >= HG_SWAP_WHOLE_TILES * (double)slots;
+}
+/* A row whose cluster splits each tile's k (its partials summed in
+ * distributed shared memory: config.cuh's CK) only where all its tiles run
+ * in one round that fills the slots as hg__swap_whole_tiles says, over one
+ * unit of m. Measured there, one round of 64 tiles of 64 rows on 2-CTA
+ * clusters beat the stream-K split of 32 tiles of 128 (32 x 4096 x 14336
+ * bf16: 36.6 us against 39.5; 1 x the same 35.2 against 36.1); over several
+ * rounds it lost 7-14% to the plain rows (1 x 28672 x 4096 67.7 against
+ * 63.3, 1 x 128256 x 4096 277 against 248), and over two units of m 50%
+ * (64 x 4096 x 14336: 56.7 us; H200, 2026-12-04, median of 3 fresh
+ * processes). */
+static inline int hg__k_split_fits(int64_t tiles, int64_t slots, int64_t m_units)
+{
+    return m_units == 1 && hg__swap_whole_tiles(tiles, slots);
 }
 /* ... and, for a row of 128 or more rows of n over one unit of m (as
  * measured), a last round after whole ones that fills at least this share
@@ -385,7 +402,7 @@ HG_DECLARE_KERNEL(v6);
 
 /* The family (src/family/): each row of configs.def has this pair and a
  * workspace query, hg__<name>_workspace. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed) \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, ck, early, c_thread, swap, pp, acc, layout, speed) \
     HG_DECLARE_KERNEL(name);                                              \
     size_t hg__##name##_workspace(const hg__problem *p, const hg__device *d);
 #include "family/configs.def"

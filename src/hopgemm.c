@@ -199,7 +199,7 @@ const char *hg_kernel_name(hg_kernel k)
     case HG_KERNEL_V4: return "v4";
     case HG_KERNEL_V5: return "v5";
     case HG_KERNEL_V6: return "v6";
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed) \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, ck, early, c_thread, swap, pp, acc, layout, speed) \
     case id: return #name;
 #include "family/configs.def"
 #undef HG_FAMILY_CONFIG

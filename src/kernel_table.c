@@ -35,21 +35,26 @@
 #define HG_FAM_PP_0 ""
 #define HG_FAM_PP_1 ", ping-pong consumers (each a whole tile)"
 
+#define HG_FAM_CK_1 ""
+#define HG_FAM_CK_2 ", times 2 CTAs along k (each tile's k split in 2, summed in DSMEM)"
+#define HG_FAM_CK_4 ", times 4 CTAs along k (each tile's k split in 4, summed in DSMEM)"
+
 /* A family row: its unit is a cluster's output block (a swapped row's is
- * BN of m by BM of n), one cluster per CLUSTER SMs, 64-deep k blocks for its
- * stream-K tail. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed)                   \
+ * BN of m by BM of n), one cluster per CLUSTER SMs (CM x CN x CK), 64-deep k
+ * blocks for its stream-K tail (none in a lean row or a k split's: whole
+ * tiles only). */
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, ck, early, c_thread, swap, pp, acc, layout, speed)                   \
     {#name,                                                                                                        \
      id,                                                                                                           \
      "family: " #layout ", " #bm "x" #bn " tile, " #stages " stages, " #cm "x" #cn " cluster" HG_FAM_EARLY_##early \
-         HG_FAM_CT_##c_thread HG_FAM_SWAP_##swap HG_FAM_PP_##pp HG_FAM_ACC_##acc,                                                                  \
+         HG_FAM_CT_##c_thread HG_FAM_SWAP_##swap HG_FAM_PP_##pp HG_FAM_ACC_##acc HG_FAM_CK_##ck,                                                                  \
      hg__##name##_can_serve,                                                                                       \
      hg__##name##_launch,                                                                                          \
      speed,                                                                                                        \
      (swap) ? (cn) * (bn) : (cm) * (bm),                                                                           \
      (swap) ? (cm) * (bm) : (cn) * (bn),                                                                           \
-     1.0 / ((cm) * (cn)),                                                                                          \
-     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) ? 0 : 64, /* a lean row: no stream-K tail */                    \
+     1.0 / ((cm) * (cn) * (ck)),                                                                                   \
+     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) || (ck) > 1 ? 0 : 64, /* no stream-K tail */                   \
      HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn, HG_FAM_ACC16_##acc),                                                                       \
      hg__##name##_workspace,                                                                                       \
      HG_FAM_OP_A_##layout,                                                                                         \
@@ -63,29 +68,30 @@
      HG_FAM_ACC16_##acc,                                                                                           \
      HG_FAM_WRITES_F32(bm, bn, c_thread, swap),                                                                    \
      HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) ? HG_LEAN_LONG_GAIN : 1.0,                                        \
-     !(swap) && (cn) > 1 && (cm) == 1 ? 2 : 1},
+     !(swap) && (cn) > 1 && (cm) == 1 ? 2 : 1,                                                                      \
+     ck},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
      hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N,
-     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
+     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
+     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
      hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0,
-     1, 1, 0, 1, 1.0, 0},
+     1, 1, 0, 1, 1.0, 0, 1},
 };
 
 #undef HG_FAMILY_CONFIG
@@ -120,6 +126,8 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     const int past_max_m = k->swap_ab && (m_units > HG_SWAP_MAX_M_UNITS || p->m > HG_SWAP_MAX_M);
     if (past_max_m && !wide && !(one_whole_wave && m_units <= HG_SWAP_MAX_M_UNITS_WHOLE)) return 0.0;
     if (k->swap_ab && k->unit_m <= HG_SWAP_NARROW_M_SIDE && m_units > 1.0) return 0.0;
+    if (k->cluster_k > 1 && !(tiles < 9e15 && hg__k_split_fits((int64_t)tiles, (int64_t)slots, (int64_t)m_units)))
+        return 0.0;
     if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);
     int split_tiles = 0; /* the plan cuts tiles into pieces */

@@ -65,17 +65,21 @@ void test_kernel_names_and_table(void)
 
     /* A family configuration's name says what it is (configs.def's rule),
      * and its table entry models the cluster block it computes. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed)                   \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, ck, early, c_thread, swap, pp, acc, layout, speed)                   \
     {                                                                                                              \
-        char want[64];                                                                                             \
-        snprintf(want, sizeof want, "sm90_%dx%dx64_s%d_c%dx%d%s%s%s%s_%s", bm, bn, stages, cm, cn, early ? "_er" : "", \
+        char want[64], k_split[16] = "";                                                                           \
+        if ((ck) > 1) snprintf(k_split, sizeof k_split, "_k%d", ck);                                               \
+        snprintf(want, sizeof want, "sm90_%dx%dx64_s%d_c%dx%d%s%s%s%s%s_%s", bm, bn, stages, cm, cn, k_split,       \
+                 early ? "_er" : "",                                                                               \
                  swap ? "_swap" : c_thread ? "_ct" : "", pp ? "_pp" : "", HG_FAM_ACC16_##acc ? "_f16acc" : "", #layout);           \
         CHECK(strcmp(#name, want) == 0, "configuration %s is named for what it is (%s)", #name, want);             \
         CHECK(!swap || c_thread, "%s: a swapped configuration writes C per thread", #name);                        \
         const hg__kernel_entry *e = hg__find_kernel(id);                                                           \
         const int um = swap ? (cn) * (bn) : (cm) * (bm), un = swap ? (cm) * (bm) : (cn) * (bn);                    \
-        CHECK(e && e->unit_m == um && e->unit_n == un && e->units_per_sm * (cm) * (cn) == 1.0,                     \
+        CHECK(e && e->unit_m == um && e->unit_n == un && e->units_per_sm * (cm) * (cn) * (ck) == 1.0,              \
               "%s: its entry models a %d x %d cluster block of C, one CTA per SM", #name, um, un);                 \
+        CHECK(e && e->cluster_k == (ck) && ((ck) == 1 || e->unit_k == 0),                                          \
+              "%s: a k split in the cluster runs whole tiles (no stream-K tail)", #name);                          \
     }
 #include "family/configs.def"
 #undef HG_FAMILY_CONFIG

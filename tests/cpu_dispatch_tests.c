@@ -241,8 +241,15 @@ void test_dispatch(void)
                    {1, 6144, 4096, 6144, HG_KERNEL_SM90_64X8X64_S8_C1X1_SWAP_TN},
                    {8, 6144, 4096, 6144, HG_KERNEL_SM90_64X8X64_S8_C1X1_SWAP_TN},
                    {9, 6144, 4096, 6144, HG_KERNEL_SM90_64X16X64_S8_C1X1_SWAP_TN},
-                   {1, 4096, 14336, 4096, HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN},
-                   {32, 4096, 14336, 4096, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
+                   /* one round of 64-row tiles, k split over 2-CTA clusters
+                    * (hg__k_split_fits) */
+                   {1, 4096, 14336, 4096, HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TN},
+                   {16, 4096, 14336, 4096, HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TN},
+                   {32, 4096, 14336, 4096, HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TN},
+                   /* ... not over two units of m, nor over several rounds */
+                   {64, 4096, 14336, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
+                   {1, 28672, 4096, 28672, HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN},
+                   {32, 28672, 4096, 28672, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
                    {48, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {64, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {64, 8192, 28672, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
@@ -297,7 +304,7 @@ void test_dispatch(void)
         hg__device dv = fake_device(9, 0);
         for (int i = 0; i < hg__kernel_count; i++) {
             const hg__kernel_entry *e = &hg__kernels[i];
-            if (!e->swap_ab) continue;
+            if (!e->swap_ab || e->cluster_k > 1) continue; /* (a k split: below) */
             hg__problem over = big;
             const int64_t max_m = hg__swap_max_m(e);
             /* An 8-wide m side serves its one unit only, whole wave or not. */
@@ -309,6 +316,24 @@ void test_dispatch(void)
             over.m = narrow ? e->unit_m : e->unit_m + 1;
             CHECK(over.m > HG_SWAP_MAX_M || hg__estimate(e, &over, &dv) > 0.0, "%s is weighed for m = %lld",
                   e->name, (long long)over.m);
+        }
+        /* A k split in the cluster is weighed in one round of whole tiles
+         * over one unit of m only (hg__k_split_fits). */
+        CHECK(hg__k_split_fits(64, 66, 1) && hg__k_split_fits(48, 66, 1), "64 and 48 tiles on 66 clusters: one round");
+        CHECK(!hg__k_split_fits(67, 66, 1) && !hg__k_split_fits(40, 66, 1) && !hg__k_split_fits(64, 66, 2),
+              "past one round, too few tiles, or two units of m: not weighed");
+        for (int i = 0; i < hg__kernel_count; i++) {
+            const hg__kernel_entry *e = &hg__kernels[i];
+            if (e->cluster_k <= 1) continue;
+            hg__problem one = big;
+            one.m = e->unit_m, one.n = 64 * e->unit_n, one.k = 14336; /* 64 tiles: one round of 2-CTA clusters */
+            hg__problem several = one, wider = one;
+            several.n = 7 * one.n; /* 448 tiles */
+            wider.m = e->unit_m + 1;
+            CHECK(hg__estimate(e, &one, &dv) > 0.0, "%s is weighed at %lld x %lld x %lld", e->name, (long long)one.m,
+                  (long long)one.n, (long long)one.k);
+            CHECK(hg__estimate(e, &several, &dv) == 0.0 && hg__estimate(e, &wider, &dv) == 0.0,
+                  "%s is not weighed over several rounds or two units of m", e->name);
         }
         CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 4096, 4096, 4096, A, 4096, B, 4096, C, 4096, HG_BF16, &k) ==
                       HG_STATUS_SUCCESS &&

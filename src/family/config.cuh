@@ -31,7 +31,7 @@
  * batch's product (0 for a single product). */
 static constexpr int HG_FAM_MAP_RANK = 3;
 
-template <int BM_, int BN_, int STAGES_, int CM_, int CN_, bool EARLY_RELEASE_, bool A_MN_, bool B_MN_,
+template <int BM_, int BN_, int STAGES_, int CM_, int CN_, int CK_, bool EARLY_RELEASE_, bool A_MN_, bool B_MN_,
           bool C_THREAD_, bool SWAP_AB_, bool PINGPONG_, bool ACC16_>
 struct hg_fam_cfg {
     /* ---- the table's choices ---- */
@@ -40,6 +40,16 @@ struct hg_fam_cfg {
     static constexpr int STAGES = STAGES_; /* ring depth */
     static constexpr int CM = CM_;         /* cluster CTAs along m (they share B) */
     static constexpr int CN = CN_;         /* cluster CTAs along n (they share A) */
+    /* Cluster CTAs along k: CK > 1 cuts every tile's k blocks into CK
+     * nearly equal ranges, one per CTA of the cluster (rank r: blocks
+     * [K r / CK, K (r + 1) / CK)); each leaves its fp32 partial in its own
+     * shared memory and rank 0 sums them, in rank order, through
+     * distributed shared memory and writes C (kernel.cuh's
+     * hg_fam_ck_reduce). No partial goes through L2, no counter, no second
+     * launch: a long k over few tiles (decode's long-k products) reaches
+     * CK times the SMs the tiles alone would. Whole tiles only (the plan
+     * has no stream-K tail: host.cuh). */
+    static constexpr int CK = CK_;
     /* true: a consumer waits for its stage's wgmmas and releases the stage
      * before it waits for the next one (nothing kept in flight); false: V5's
      * order, one wgmma group kept in flight, the previous stage released. */
@@ -86,6 +96,8 @@ struct hg_fam_cfg {
      * takes as long as its math (docs/family.md). */
     static constexpr bool PINGPONG = PINGPONG_;
     static_assert(!PINGPONG || !C_THREAD, "ping-pong consumers use the staged epilogue");
+    static_assert(CK == 1 || (CM * CN == 1 && SWAP_AB && !ACC16),
+                  "a k split in the cluster: swapped rows (their small fp32 accumulators), no multicast");
 
     /* ---- element and instruction geometry ---- */
     static constexpr int ELEM_BYTES = 2;               /* fp16 / bf16 */
@@ -159,10 +171,11 @@ struct hg_fam_cfg {
     static constexpr int REGS_PRODUCER = NARROW_CONSUMERS ? 104 : 40;
 
     /* ---- cluster and multicast ---- */
-    static constexpr int CLUSTER = CM * CN;
+    static constexpr int TILE_CTAS = CM * CN;     /* the CTAs of a cluster's output block (they multicast) */
+    static constexpr int CLUSTER = TILE_CTAS * CK;
     static constexpr bool MCAST_A = CN > 1;
     static constexpr bool MCAST_B = CM > 1;
-    static constexpr uint16_t CLUSTER_MASK = (uint16_t)((1u << CLUSTER) - 1);
+    static constexpr uint16_t CLUSTER_MASK = (uint16_t)((1u << CLUSTER) - 1); /* (multicast: CK == 1) */
 
     /* ---- shared memory: the ring ---- */
     static constexpr int ROW_BYTES = BK * ELEM_BYTES;             /* 128 */
@@ -263,12 +276,26 @@ struct hg_fam_cfg {
     static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS + TURN_BARRIERS; /* full, empty, C loads, turns */
     static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * BARRIER_BYTES;
     static constexpr int OFF_BIAS = OFF_FLAGS + CONSUMERS * FLAG_BYTES;
-    static constexpr int SMEM_USED = OFF_BIAS + BIAS_BYTES;
+    /* The k split's exchange (CK > 1): per consumer, its fp32 partial in
+     * fragment order (float4 i of thread t at i * WG_THREADS + t), and two
+     * barriers: CK_FULL (rank 0's: the other ranks' partials are in) and
+     * CK_FREE (each other rank's: rank 0 has read its partial). */
+    static constexpr int CK_PARTIAL_BYTES = CK > 1 ? ACC_REGS * WG_THREADS * (int)sizeof(float) : 0;
+    static constexpr int CK_VEC_BYTES = 16; /* one float4 */
+    static constexpr int OFF_CK = CK > 1 ? (OFF_BIAS + BIAS_BYTES + CK_VEC_BYTES - 1) / CK_VEC_BYTES * CK_VEC_BYTES
+                                         : OFF_BIAS + BIAS_BYTES;
+    static constexpr int CK_BARRIERS = CK > 1 ? 2 * CONSUMERS : 0;
+    static constexpr int OFF_CK_BARRIERS = OFF_CK + CONSUMERS * CK_PARTIAL_BYTES;
+    static constexpr int SMEM_USED = OFF_CK_BARRIERS + CK_BARRIERS * BARRIER_BYTES;
+    /* Arrivals: every thread of every other rank's consumer on CK_FULL (each
+     * releases its own writes), every thread of rank 0's on each CK_FREE. */
+    static constexpr int CK_FULL_ARRIVALS = (CK - 1) * WG_THREADS;
+    static constexpr int CK_FREE_ARRIVALS = WG_THREADS;
     static constexpr int SMEM_BYTES = SMEM_USED + SWIZZLE_ATOM_BYTES;   /* slack to align the base */
 
     /* ---- pipeline arrivals ---- */
     static constexpr int FULL_ARRIVALS = 1;                  /* the producer's arrive.expect_tx */
-    static constexpr int EMPTY_ARRIVALS = TILE_CONSUMERS * CLUSTER; /* every consumer of the stage's tile, in every CTA that writes here */
+    static constexpr int EMPTY_ARRIVALS = TILE_CONSUMERS * TILE_CTAS; /* every consumer of the stage's tile, in every CTA that writes here */
 
     /* ---- scheduling ---- */
     static constexpr int UNIT_M = CM * BM;   /* a cluster's output block */
@@ -283,7 +310,7 @@ struct hg_fam_cfg {
     static constexpr bool SK_TREE = HG_FAM_SK_TREE(BM, BN, PINGPONG);     /* two-level fixup (scheduler.cuh) */
     static constexpr int SK_GROUP_FLOATS = ACC_REGS * WG_THREADS; /* a consumer's partial, its registers' bits */
     static constexpr int SK_PARTS = TILE_CONSUMERS;
-    static constexpr size_t SK_WORKER_BYTES = (size_t)CLUSTER * SK_SLOTS * SK_PARTS * SK_GROUP_FLOATS * sizeof(float);
+    static constexpr size_t SK_WORKER_BYTES = (size_t)TILE_CTAS * SK_SLOTS * SK_PARTS * SK_GROUP_FLOATS * sizeof(float);
 
     static_assert(BK == 64, "the descriptors assume 128-byte swizzled rows of 64 elements");
     static_assert(MN_BLOCK_BYTES == MN_BLOCK * ROW_BYTES && ATOM_A_BYTES == MN_BLOCK_BYTES,
@@ -298,7 +325,8 @@ struct hg_fam_cfg {
     static_assert(ACC_REGS % 4 == 0, "stream-K partials move float4s");
     static_assert(!LEAN || (!FUSES_EPILOGUE && !C_THREAD && !PINGPONG && !ACC16),
                   "a lean row stages a 16-bit C without bias or activation, cooperatively");
-    static_assert(CLUSTER == 1 || CLUSTER == 2, "a cluster of 1 or 2 CTAs");
+    static_assert(TILE_CTAS == 1 || TILE_CTAS == 2, "a multicast cluster of 1 or 2 CTAs");
+    static_assert(CK == 1 || CK == 2 || CK == 4, "a k split over 2 or 4 CTAs (a portable cluster)");
     static_assert(A_BOX_ROWS <= 256 && B_BOX_ROWS <= 256, "a TMA box is at most 256 rows");
     static_assert(A_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 && B_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 &&
                       STAGE_BYTES % SWIZZLE_ATOM_BYTES == 0 && EPI_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0,

@@ -6,7 +6,7 @@
  */
 #include "host.cuh"
 
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed)               \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, ck, early, c_thread, swap, pp, acc, layout, speed)               \
     extern "C" const char *hg__##name##_can_serve(const hg__problem *p, const hg__device *d)                   \
     {                                                                                                          \
         return hg_fam_host<hg__cfg_##name, 0>::can_serve(p, d);                                                \

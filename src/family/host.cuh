@@ -54,7 +54,7 @@ template <class Cfg, int DT> struct hg_fam_host {
          * memory floor (hg_internal.h). */
         const bool whole = hg__fam_whole_tiles(p, Cfg::SWAP_AB, Cfg::SWAP_AB ? Cfg::UNIT_N : Cfg::UNIT_M,
                                                Cfg::SWAP_AB ? Cfg::UNIT_M : Cfg::UNIT_N, tiles, g.clusters);
-        if (Cfg::LEAN) { /* whole tiles only: its kernel has no fixup (config.cuh) */
+        if (Cfg::LEAN || Cfg::CK > 1) { /* whole tiles only: its kernel has no fixup (config.cuh) */
             g.plan = hg_sk_make(tiles, k_tiles, g.clusters, 0);
         } else {
             g.plan = hg_sk_make_split(tiles, k_tiles, g.clusters, !d->no_stream_k && !whole,
@@ -175,8 +175,8 @@ template <class Cfg, int DT> struct hg_fam_host {
 #define HG_FAM_KERNEL_A_MN(layout, swap) ((swap) ? HG_FAM_OP_B_##layout == HG_OP_N : HG_FAM_OP_A_##layout == HG_OP_T)
 #define HG_FAM_KERNEL_B_MN(layout, swap) ((swap) ? HG_FAM_OP_A_##layout == HG_OP_T : HG_FAM_OP_B_##layout == HG_OP_N)
 /* Each row as a type, hg__cfg_<name>. */
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed)               \
-    typedef hg_fam_cfg<bm, bn, stages, cm, cn, (early) != 0, HG_FAM_KERNEL_A_MN(layout, swap),                 \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, ck, early, c_thread, swap, pp, acc, layout, speed)               \
+    typedef hg_fam_cfg<bm, bn, stages, cm, cn, ck, (early) != 0, HG_FAM_KERNEL_A_MN(layout, swap),                 \
                        HG_FAM_KERNEL_B_MN(layout, swap), (c_thread) != 0, (swap) != 0, (pp) != 0,                \
                        HG_FAM_ACC16_##acc != 0>                                                                \
         hg__cfg_##name;                                                                                        \
@@ -198,7 +198,7 @@ template <class Cfg, int DT> struct hg_fam_host {
     extern "C" hg_status HG_FAM_DT_FN(name, launch, dt)(const hg__problem *p, const hg__device *d,             \
                                                         struct CUstream_st *s, hg__err *e);                    \
     extern "C" size_t HG_FAM_DT_FN(name, workspace, dt)(const hg__problem *p, const hg__device *d);
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed) \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, ck, early, c_thread, swap, pp, acc, layout, speed) \
     HG_FAM_DECLARE_DT(name, f16) HG_FAM_DECLARE_DT(name, bf16)
 #include "configs.def"
 #undef HG_FAMILY_CONFIG

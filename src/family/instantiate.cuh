@@ -6,7 +6,7 @@
  */
 #include "host.cuh"
 
-#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, early, c_thread, swap, pp, acc, layout, speed)                 \
+#define HG_FAMILY_CONFIG(name, id, bm, bn, stages, cm, cn, ck, early, c_thread, swap, pp, acc, layout, speed)                 \
     extern "C" hg_status HG_FAM_DT_FN(name, launch, HG_FAM_DT_NAME)(const hg__problem *p, const hg__device *d,  \
                                                                     struct CUstream_st *s, hg__err *e)          \
     {                                                                                                            \

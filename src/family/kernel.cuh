@@ -17,6 +17,11 @@
  * so the mainloops alternate in walk order and each epilogue overlaps the
  * other consumer's mainloop.
  *
+ * A k split in the cluster (Cfg::CK > 1): every CTA of the cluster walks
+ * the same tiles, each over its own range of their k blocks (scheduler.cuh),
+ * and rank 0 sums the others' partials through distributed shared memory
+ * and writes C (hg_fam_ck below).
+ *
  * Phases: the producer's cursor starts at parity 1 (a fresh barrier lets it
  * through), the consumers' at 0; both flip when the stage wraps. The end
  * drain (producer_tail) waits for the release of every stage's last fill:
@@ -114,6 +119,72 @@ static __device__ __forceinline__ void hg_fam_warm_c(const CUtensorMap *map_c, i
     }
 }
 
+/* ---- the k split inside the cluster (Cfg::CK > 1) ----
+ * Rank 0 of the cluster writes the tile; ranks 1 .. CK - 1 each computed
+ * the tile over a later range of its k blocks. Per consumer, a rank r > 0
+ * waits until rank 0 has read its previous partial (CK_FREE), writes its
+ * accumulator to its own shared memory and arrives on rank 0's CK_FULL,
+ * releasing the writes at cluster scope; rank 0 waits there (acquire),
+ * adds the partials of ranks 1, 2, ... in that order (deterministic) and
+ * arrives on each rank's CK_FREE. `seq` counts the consumer's tiles, the
+ * barriers' phases. */
+template <class Cfg> struct hg_fam_ck {
+    float4 *mine;     /* this thread's first float4 of its consumer's partial */
+    uint64_t *full;   /* the consumer's CK_FULL (used in rank 0) */
+    uint64_t *free_;  /* the consumer's CK_FREE (used in the other ranks) */
+    uint32_t k_rank;  /* 0: sums and writes C */
+    uint32_t seq;
+
+    __device__ __forceinline__ void init(uint8_t *smem, uint32_t rank, int wg, int ctid)
+    {
+        mine = (float4 *)(smem + Cfg::OFF_CK + wg * Cfg::CK_PARTIAL_BYTES) + ctid;
+        full = (uint64_t *)(smem + Cfg::OFF_CK_BARRIERS) + wg;
+        free_ = full + Cfg::CONSUMERS;
+        k_rank = rank / Cfg::TILE_CTAS;
+        seq = 0;
+    }
+
+    /* After the consumer's mainloop of a tile: true in rank 0, acc then
+     * the whole tile's sum; false in the others, their partial handed over. */
+    __device__ __forceinline__ bool reduce(typename Cfg::acc_t *acc)
+    {
+        constexpr int VECS = Cfg::ACC_REGS / 4;
+        const uint32_t parity = seq & 1u;
+        seq++;
+        if (k_rank != 0) {
+            hg_mbarrier_wait<true>(free_, parity ^ 1u); /* the previous partial was read (a fresh barrier passes) */
+#pragma unroll
+            for (int i = 0; i < VECS; i++)
+                mine[i * Cfg::WG_THREADS] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+            hg_mbarrier_arrive_remote_release(hg_mapa_shared_cluster(hg_smem_addr(full), 0));
+            return false;
+        }
+        hg_mbarrier_wait<true>(full, parity);
+#pragma unroll
+        for (uint32_t r = 1; r < (uint32_t)Cfg::CK; r++) {
+            const uint32_t from = hg_mapa_shared_cluster(hg_smem_addr(mine), r * Cfg::TILE_CTAS);
+            float4 x[VECS];
+#pragma unroll
+            for (int i = 0; i < VECS; i++) x[i] = hg_ld_shared_cluster_f4(from + i * Cfg::WG_THREADS * Cfg::CK_VEC_BYTES);
+#pragma unroll
+            for (int i = 0; i < VECS; i++)
+                acc[4 * i] += x[i].x, acc[4 * i + 1] += x[i].y, acc[4 * i + 2] += x[i].z, acc[4 * i + 3] += x[i].w;
+        }
+        /* (release: the reads above are done before a rank overwrites its partial) */
+#pragma unroll
+        for (uint32_t r = 1; r < (uint32_t)Cfg::CK; r++)
+            hg_mbarrier_arrive_remote_release(hg_mapa_shared_cluster(hg_smem_addr(free_), r * Cfg::TILE_CTAS));
+        return true;
+    }
+
+    /* At the consumer's end: a rank r > 0 waits until rank 0 has read its
+     * last partial, so no arrival is in flight to a CTA that has exited. */
+    __device__ __forceinline__ void drain(void)
+    {
+        if (k_rank != 0) hg_mbarrier_wait<true>(free_, (seq & 1u) ^ 1u);
+    }
+};
+
 /* EPI: compiled with hg_matmul's bias and activation (a call without them
  * runs the kernel that carries none of their code). CT: C's element,
  * uint16_t (the inputs' dtype) or float (HG_C_F32: the EPI kernel of the
@@ -134,6 +205,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         hg_pipeline_init(hg_fam_pipeline<Cfg>(smem), Cfg::FULL_ARRIVALS, Cfg::EMPTY_ARRIVALS);
         for (int wg = 0; wg < Cfg::CONSUMERS; wg++)
             for (int s = 0; s < Cfg::EPI_SLOTS; s++) hg_mbarrier_init(hg_fam_cload_barriers<Cfg>(smem, wg) + s, 1);
+        if constexpr (Cfg::CK > 1) {
+            uint64_t *ck_bars = (uint64_t *)(smem + Cfg::OFF_CK_BARRIERS);
+            for (int wg = 0; wg < Cfg::CONSUMERS; wg++) {
+                hg_mbarrier_init(ck_bars + wg, Cfg::CK_FULL_ARRIVALS);
+                hg_mbarrier_init(ck_bars + Cfg::CONSUMERS + wg, Cfg::CK_FREE_ARRIVALS);
+            }
+        }
         if constexpr (Cfg::PINGPONG) {
             for (int wg = 0; wg < Cfg::CONSUMERS; wg++) hg_mbarrier_init(hg_fam_turn_barrier<Cfg>(smem, wg), 1);
             hg_mbarrier_arrive(hg_fam_turn_barrier<Cfg>(smem, 0)); /* consumer 0 starts */
@@ -165,6 +243,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0;
         hg_pipe_cursor cur = hg_pipe_consumer_start();
         hg_prof_consumer pr = hg_prof_consumer::start(hg_fam_prof_rows<Cfg, CT>(), wg, ctid);
+        hg_fam_ck<Cfg> ck;
+        if constexpr (Cfg::CK > 1) ck.init(cta.smem, cta.rank, wg, ctid);
 
         hg_sk_cursor walk = hg_sk_start(&plan, cta.cluster_id);
         hg_sk_piece pc;
@@ -198,10 +278,15 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             if constexpr (!Cfg::C_THREAD) out.prefetch_bias(epi, offset_n, ctid);
             if constexpr (Cfg::PINGPONG) /* this consumer's n-th turn (piece_no = n * CONSUMERS + wg + 1) */
                 hg_mbarrier_wait(hg_fam_turn_barrier<Cfg>(cta.smem, wg), (piece_no - 1) / Cfg::CONSUMERS & 1u);
-            hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, part, ctid, pc.k_end - pc.k_begin, &pr, [&] {
-                if constexpr (!Cfg::PINGPONG)
-                    first_loaded = load_c && out.load_first(&map_c, epi, row0, offset_n, ctid, bar_id);
-            });
+            if (Cfg::CK == 1 || pc.k_end > pc.k_begin) {
+                hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, part, ctid, pc.k_end - pc.k_begin, &pr, [&] {
+                    if constexpr (!Cfg::PINGPONG)
+                        first_loaded = load_c && out.load_first(&map_c, epi, row0, offset_n, ctid, bar_id);
+                });
+            } else { /* a k split's rank with no k blocks (k < CK blocks): its partial is zero */
+#pragma unroll
+                for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0;
+            }
             /* Its wgmmas are done (consume waited for them): the other
              * consumer's turn. */
             if (Cfg::PINGPONG && ctid == 0)
@@ -210,7 +295,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             pr.main += t_drained - t_piece;
             /* A piece of a tail tile: only the last piece to finish writes C.
              * (A lean row's plan has none: host.cuh.) */
-            if constexpr (!Cfg::LEAN) {
+            if constexpr (Cfg::CK > 1) {
+                if (!ck.reduce(acc)) { /* handed to rank 0, which writes C */
+                    pr.epi += hg_prof_clock() - t_drained;
+                    continue;
+                }
+            }
+            if constexpr (!Cfg::LEAN && Cfg::CK == 1) {
                 if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cta.cluster_id, cta.rank, part, ctid,
                                                              bar_id, sk_last, sk_partials, sk_counters)) {
                     pr.epi += hg_prof_clock() - t_drained;
@@ -244,6 +335,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             }
             pr.epi += hg_prof_clock() - t_drained;
         }
+        if constexpr (Cfg::CK > 1) ck.drain();
         pr.finish(hg_fam_prof_rows<Cfg, CT>(), wg, ctid);
         out.finish(ctid);
     } else {

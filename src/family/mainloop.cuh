@@ -97,15 +97,15 @@ static __device__ __forceinline__ void hg_fam_mma_stage(typename Cfg::acc_t *acc
 }
 
 /* consumer_release: one thread of a consumer tells every producer that
- * writes into this stage (its own and, with a cluster, the peer's) that the
+ * writes into this stage (its own and, with multicast, the peer's) that the
  * consumer is done reading it. Relaxed: the consumer only read the stage.
  * A barrier's cluster address comes from mapa; rank == own rank works too. */
 template <class Cfg> static __device__ __forceinline__ void hg_fam_consumer_release(uint64_t *bar)
 {
-    if constexpr (Cfg::CLUSTER > 1) {
+    if constexpr (Cfg::TILE_CTAS > 1) { /* (a k split's CTAs share no stage: CK > 1 has TILE_CTAS 1) */
         const uint32_t local = hg_smem_addr(bar);
 #pragma unroll
-        for (uint32_t r = 0; r < (uint32_t)Cfg::CLUSTER; r++)
+        for (uint32_t r = 0; r < (uint32_t)Cfg::TILE_CTAS; r++)
             hg_mbarrier_arrive_remote_relaxed(hg_mapa_shared_cluster(local, r));
     } else {
         hg_mbarrier_arrive(bar);

@@ -60,18 +60,25 @@ template <class Cfg> struct hg_fam_sched {
             hg_raster_tile(unit, m_units, n_units, Cfg::RASTER_GROUP, &um, &un);
         }
         *batch = (int32_t)b; /* < 2^31: hg__tma_batch_can_serve */
-        *offset_m = um * Cfg::UNIT_M + (int64_t)(rank % Cfg::CM) * Cfg::BM;
-        *offset_n = un * Cfg::UNIT_N + (int64_t)(rank / Cfg::CM) * Cfg::BN;
+        const uint32_t trank = rank % Cfg::TILE_CTAS; /* (its place along k: rank / TILE_CTAS) */
+        *offset_m = um * Cfg::UNIT_M + (int64_t)(trank % Cfg::CM) * Cfg::BM;
+        *offset_n = un * Cfg::UNIT_N + (int64_t)(trank / Cfg::CM) * Cfg::BN;
     }
 
     /* The walk's next piece (tiling.h: whole tiles, then the tail's) and
-     * the CTA's tile offsets in it; false when none is left. Both roles walk
+     * the CTA's tile offsets in it, with a k split in the cluster (CK) the
+     * CTA's share of its k blocks; false when none is left. Both roles walk
      * the same list. */
     __device__ __forceinline__ bool next(const hg_sk_plan &plan, hg_sk_cursor *walk, hg_sk_piece *pc, uint32_t rank,
                                          int64_t *offset_m, int64_t *offset_n, int32_t *batch) const
     {
         if (!hg_sk_next(&plan, walk, pc)) return false;
         tile_offsets(pc->tile, rank, offset_m, offset_n, batch);
+        if constexpr (Cfg::CK > 1) { /* this CTA's range of the (whole) tile's k blocks; empty where K < CK */
+            const int64_t kr = rank / Cfg::TILE_CTAS, blocks = pc->k_end - pc->k_begin;
+            pc->k_end = pc->k_begin + blocks * (kr + 1) / Cfg::CK;
+            pc->k_begin += blocks * kr / Cfg::CK;
+        }
         return true;
     }
 };

@@ -85,30 +85,40 @@ static __device__ __forceinline__ void hg_mbarrier_arrive_remote_relaxed(uint32_
 }
 
 /* mbarrier.try_wait.parity: true once the phase with this parity completed.
- * try_wait suspends the thread for a while in hardware, so the loop is cheap. */
+ * try_wait suspends the thread for a while in hardware, so the loop is cheap.
+ * ACQUIRE_CLUSTER: .acquire.cluster, so that the completion acquires what
+ * the arrivals released at cluster scope (a k split's partials, written by
+ * the cluster's other CTAs in their own shared memory); else the default,
+ * acquire at CTA scope. */
+#define HG__TRY_WAIT_PARITY_ASM(sem)                                                                                   \
+    "{\n.reg .pred p;\n"                                                                                               \
+    "mbarrier.try_wait.parity" sem ".shared::cta.b64 p, [%1], %2;\n"                                                   \
+    "selp.u32 %0, 1, 0, p;\n}\n"
+template <bool ACQUIRE_CLUSTER = false>
 static __device__ __forceinline__ uint32_t hg_mbarrier_try_wait_parity(uint64_t *bar, uint32_t parity)
 {
     uint32_t done;
-    asm volatile(
-        "{\n.reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(hg_smem_addr(bar)), "r"(parity)
-        : "memory");
+    if constexpr (ACQUIRE_CLUSTER)
+        asm volatile(HG__TRY_WAIT_PARITY_ASM(".acquire.cluster") : "=r"(done) : "r"(hg_smem_addr(bar)), "r"(parity)
+                     : "memory");
+    else
+        asm volatile(HG__TRY_WAIT_PARITY_ASM("") : "=r"(done) : "r"(hg_smem_addr(bar)), "r"(parity) : "memory");
     return done;
 }
+#undef HG__TRY_WAIT_PARITY_ASM
 
-/* Wait until the barrier's phase of the given parity has completed. */
+/* Wait until the barrier's phase of the given parity has completed (with
+ * ACQUIRE_CLUSTER, as above). */
+template <bool ACQUIRE_CLUSTER = false>
 static __device__ __forceinline__ void hg_mbarrier_wait(uint64_t *bar, uint32_t parity)
 {
 #ifdef HG_DEBUG_WAIT
     uint32_t tries = 0;
-    while (!hg_mbarrier_try_wait_parity(bar, parity)) {
+    while (!hg_mbarrier_try_wait_parity<ACQUIRE_CLUSTER>(bar, parity)) {
         if (++tries > HG_DEBUG_WAIT_LIMIT) __trap();
     }
 #else
-    while (!hg_mbarrier_try_wait_parity(bar, parity)) {
+    while (!hg_mbarrier_try_wait_parity<ACQUIRE_CLUSTER>(bar, parity)) {
     }
 #endif
 }
@@ -147,6 +157,31 @@ static __device__ __forceinline__ void hg_mbarrier_wait_converged(uint64_t *bar,
         "r"(parity)
         : "memory");
 #endif
+}
+
+/* The k split inside a cluster (the family's _k rows): a CTA publishes its
+ * partial, written to its own shared memory, to the cluster's CTA that sums
+ * it, which reads it there (ld.shared::cluster) once the barrier says so. */
+
+/* mbarrier.arrive.release.cluster on a barrier of any CTA of the cluster:
+ * this thread's earlier writes (its partial) are visible, at cluster scope,
+ * to whoever acquires the phase this arrival completes. */
+static __device__ __forceinline__ void hg_mbarrier_arrive_remote_release(uint32_t cluster_addr)
+{
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr)
+                 : "memory");
+}
+
+/* ld.shared::cluster.v4.f32: 16 bytes of any CTA's shared memory in the
+ * cluster (address from hg_mapa_shared_cluster). */
+static __device__ __forceinline__ float4 hg_ld_shared_cluster_f4(uint32_t cluster_addr)
+{
+    float4 v;
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(cluster_addr)
+                 : "memory");
+    return v;
 }
 
 /* ---- 9.7.13 elect.sync ---------------------------------------------------- */
