@@ -45,7 +45,7 @@ struct hg_fam_cfg {
      * [K r / CK, K (r + 1) / CK)); each leaves its fp32 partial in its own
      * shared memory and rank 0 sums them, in rank order, through
      * distributed shared memory and writes C (kernel.cuh's
-     * hg_fam_ck_reduce). No partial goes through L2, no counter, no second
+     * hg_fam_ck). No partial goes through L2, no counter, no second
      * launch: a long k over few tiles (decode's long-k products) reaches
      * CK times the SMs the tiles alone would. Whole tiles only (the plan
      * has no stream-K tail: host.cuh). */
