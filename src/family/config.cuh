@@ -132,10 +132,13 @@ struct hg_fam_cfg {
      * tile's math. Not in the rows at ptxas's register edge, a full m64n256
      * atom's registers and a per-thread C, one CTA, or early release: with
      * it, ptxas 13.0 spilled 4 bytes in each (one build or another); those
-     * zero by moves, as before. */
+     * zero by moves, as before. So do the k split's rows (CK > 1): a rank
+     * may have no k blocks (k < CK blocks), and its mainloop is skipped; a
+     * zeroing in a branch beside the wgmmas made ptxas serialize them
+     * (C7518). */
     static constexpr int ACC_REGS_EDGE = MMA_N_MAX / 2;
     static constexpr bool ZERO_BY_SCALE_D =
-        SWAP_AB || !(ACC_REGS == ACC_REGS_EDGE && (C_THREAD || CM * CN == 1 || EARLY_RELEASE));
+        CK == 1 && (SWAP_AB || !(ACC_REGS == ACC_REGS_EDGE && (C_THREAD || CM * CN == 1 || EARLY_RELEASE)));
     /* A consumer of more accumulators than that (the 256 x 176 row's 176)
      * leaves ptxas no registers for the general epilogue (the old C, C's
      * edges through chunk()) or the stream-K fixup beside them: with both,

@@ -278,15 +278,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             if constexpr (!Cfg::C_THREAD) out.prefetch_bias(epi, offset_n, ctid);
             if constexpr (Cfg::PINGPONG) /* this consumer's n-th turn (piece_no = n * CONSUMERS + wg + 1) */
                 hg_mbarrier_wait(hg_fam_turn_barrier<Cfg>(cta.smem, wg), (piece_no - 1) / Cfg::CONSUMERS & 1u);
-            if (Cfg::CK == 1 || pc.k_end > pc.k_begin) {
+            /* (a k split's rank may have no k blocks, k < CK blocks: its
+             * partial is the zeros above; config.cuh's ZERO_BY_SCALE_D) */
+            if (Cfg::CK == 1 || pc.k_end > pc.k_begin)
                 hg_fam_consume<Cfg, DT>(acc, cta.pipe, &cur, cta.smem, part, ctid, pc.k_end - pc.k_begin, &pr, [&] {
                     if constexpr (!Cfg::PINGPONG)
                         first_loaded = load_c && out.load_first(&map_c, epi, row0, offset_n, ctid, bar_id);
                 });
-            } else { /* a k split's rank with no k blocks (k < CK blocks): its partial is zero */
-#pragma unroll
-                for (int i = 0; i < Cfg::ACC_REGS; i++) acc[i] = 0;
-            }
             /* Its wgmmas are done (consume waited for them): the other
              * consumer's turn. */
             if (Cfg::PINGPONG && ctid == 0)
