@@ -260,20 +260,6 @@ static inline int hg__swap_whole_tiles(int64_t tiles, int64_t slots)
 {
     return tiles <= slots && (double)tiles >= HG_SWAP_WHOLE_TILES * (double)slots;
 }
-/* A row whose cluster splits each tile's k (its partials summed in
- * distributed shared memory: config.cuh's CK) only where all its tiles run
- * in one round that fills the slots as hg__swap_whole_tiles says, over one
- * unit of m. Measured there, one round of 64 tiles of 64 rows on 2-CTA
- * clusters beat the stream-K split of 32 tiles of 128 (32 x 4096 x 14336
- * bf16: 36.6 us against 39.5; 1 x the same 35.2 against 36.1); over several
- * rounds it lost 7-14% to the plain rows (1 x 28672 x 4096 67.7 against
- * 63.3, 1 x 128256 x 4096 277 against 248), and over two units of m 50%
- * (64 x 4096 x 14336: 56.7 us; H200, 2026-12-04, median of 3 fresh
- * processes). */
-static inline int hg__k_split_fits(int64_t tiles, int64_t slots, int64_t m_units)
-{
-    return m_units == 1 && hg__swap_whole_tiles(tiles, slots);
-}
 /* ... and, for a row of 128 or more rows of n over one unit of m (as
  * measured), a last round after whole ones that fills at least this share
  * of the slots runs whole too (224 tiles on 132: a last round of 92, 0.697):
@@ -325,6 +311,20 @@ static inline int hg__fam_whole_tiles(const hg__problem *p, int swap_ab, int64_t
     if (!swap_ab) return hg__floor_whole_tiles(p, unit_m, tiles, slots);
     return hg__swap_whole_tiles(tiles, slots) ||
            hg__swap_whole_tail(tiles, slots, (p->m + unit_m - 1) / unit_m, unit_n);
+}
+/* A row whose cluster splits each tile's k (its partials summed in
+ * distributed shared memory: config.cuh's CK) only where all its tiles run
+ * in one round that fills the slots as hg__swap_whole_tiles says, over one
+ * unit of m. Measured there, one round of 64 tiles of 64 rows on 2-CTA
+ * clusters beat the stream-K split of 32 tiles of 128 (32 x 4096 x 14336
+ * bf16: 36.6 us against 39.5; 1 x the same 35.2 against 36.1); over several
+ * rounds it lost 7-14% to the plain rows (1 x 28672 x 4096 67.7 against
+ * 63.3, 1 x 128256 x 4096 277 against 248), and over two units of m 50%
+ * (64 x 4096 x 14336: 56.7 us; H200, 2026-12-04, median of 3 fresh
+ * processes). */
+static inline int hg__k_split_fits(int64_t tiles, int64_t slots, int64_t m_units)
+{
+    return m_units == 1 && hg__swap_whole_tiles(tiles, slots);
 }
 /* ... but whole tiles on fewer SMs than HG_SWAP_WHOLE_WAVE's share stream
  * slower, which the fixup they save pays for only on a short stream (bf16,
@@ -450,6 +450,10 @@ HG_DECLARE_KERNEL(v6);
 #define HG_FAM_ACC_REGS(bm, bn, pp, acc16) \
     (((pp) || (bm) == 64 ? (bm) : (bm) / 2) / 64 * ((bn) / 2) / ((acc16) ? 2 : 1))
 #define HG_FAM_LEAN(bm, bn, pp, acc16) (HG_FAM_ACC_REGS(bm, bn, pp, acc16) > 128)
+/* Whether it runs whole tiles only (config.cuh's WHOLE_ONLY): lean, or its
+ * tiles' k split over its cluster (ck > 1). AUTO's model then gives it no
+ * stream-K tail. */
+#define HG_FAM_WHOLE_ONLY(bm, bn, pp, acc16, ck) (HG_FAM_LEAN(bm, bn, pp, acc16) || (ck) > 1)
 #define HG_WHY_NOT_BETA "serves beta = 0 only (its consumers have no registers for the old C beside its accumulator; config.cuh's LEAN)."
 
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is

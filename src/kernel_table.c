@@ -54,7 +54,7 @@
      (swap) ? (cn) * (bn) : (cm) * (bm),                                                                           \
      (swap) ? (cm) * (bm) : (cn) * (bn),                                                                           \
      1.0 / ((cm) * (cn) * (ck)),                                                                                   \
-     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) || (ck) > 1 ? 0 : 64, /* no stream-K tail */                   \
+     HG_FAM_WHOLE_ONLY(bm, bn, pp, HG_FAM_ACC16_##acc, ck) ? 0 : 64, /* no stream-K tail */                     \
      HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn, HG_FAM_ACC16_##acc),                                                                       \
      hg__##name##_workspace,                                                                                       \
      HG_FAM_OP_A_##layout,                                                                                         \

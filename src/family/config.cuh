@@ -147,6 +147,11 @@ struct hg_fam_cfg {
      * beta = 0 only and runs whole tiles only (host.cuh;
      * hg_internal.h's HG_FAM_LEAN tells dispatch and AUTO's model). */
     static constexpr bool LEAN = ACC_REGS > ACC_REGS_EDGE;
+    /* Whole tiles only, no stream-K tail or fixup: a lean row, and a k
+     * split in the cluster (its pieces are the cluster's CTAs). host.cuh's
+     * plan, the kernel and (hg_internal.h's HG_FAM_WHOLE_ONLY) AUTO's model
+     * all ask this. */
+    static constexpr bool WHOLE_ONLY = LEAN || CK > 1;
     /* setmaxnreg: at entry each thread has 65536 / THREADS registers
      * (__launch_bounds__(THREADS, 1)); the producer gives up what the
      * consumers take. */

@@ -54,7 +54,7 @@ template <class Cfg, int DT> struct hg_fam_host {
          * memory floor (hg_internal.h). */
         const bool whole = hg__fam_whole_tiles(p, Cfg::SWAP_AB, Cfg::SWAP_AB ? Cfg::UNIT_N : Cfg::UNIT_M,
                                                Cfg::SWAP_AB ? Cfg::UNIT_M : Cfg::UNIT_N, tiles, g.clusters);
-        if (Cfg::LEAN || Cfg::CK > 1) { /* whole tiles only: its kernel has no fixup (config.cuh) */
+        if (Cfg::WHOLE_ONLY) { /* its kernel has no fixup (config.cuh) */
             g.plan = hg_sk_make(tiles, k_tiles, g.clusters, 0);
         } else {
             g.plan = hg_sk_make_split(tiles, k_tiles, g.clusters, !d->no_stream_k && !whole,
@@ -185,7 +185,9 @@ template <class Cfg, int DT> struct hg_fam_host {
     static_assert(HG_FAM_WRITES_F32(bm, bn, c_thread, swap) == hg__cfg_##name::WRITES_F32,                            \
                   "hg_internal.h's HG_FAM_WRITES_F32 must match the kernel's");                                 \
     static_assert(HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) == hg__cfg_##name::LEAN,                             \
-                  "hg_internal.h's HG_FAM_LEAN must match the kernel's");
+                  "hg_internal.h's HG_FAM_LEAN must match the kernel's");                                         \
+    static_assert(HG_FAM_WHOLE_ONLY(bm, bn, pp, HG_FAM_ACC16_##acc, ck) == hg__cfg_##name::WHOLE_ONLY,            \
+                  "hg_internal.h's HG_FAM_WHOLE_ONLY must match the kernel's");
 #include "configs.def"
 #undef HG_FAMILY_CONFIG
 

@@ -292,14 +292,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             const uint32_t t_drained = hg_prof_clock();
             pr.main += t_drained - t_piece;
             /* A piece of a tail tile: only the last piece to finish writes C.
-             * (A lean row's plan has none: host.cuh.) */
+             * (A WHOLE_ONLY row's plan has none: host.cuh.) */
             if constexpr (Cfg::CK > 1) {
                 if (!ck.reduce(acc)) { /* handed to rank 0, which writes C */
                     pr.epi += hg_prof_clock() - t_drained;
                     continue;
                 }
             }
-            if constexpr (!Cfg::LEAN && Cfg::CK == 1) {
+            if constexpr (!Cfg::WHOLE_ONLY) {
                 if (pc.sk_tile >= 0 && !hg_fam_sk_fixup<Cfg>(acc, plan, pc, cta.cluster_id, cta.rank, part, ctid,
                                                              bar_id, sk_last, sk_partials, sk_counters)) {
                     pr.epi += hg_prof_clock() - t_drained;
