@@ -365,6 +365,21 @@ static inline int hg__k_split_fits(int64_t tiles, int64_t slots, int64_t m_units
  * partials). Pure host arithmetic. */
 double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d);
 
+/* The decomposition behind that estimate (--plan prints AUTO's): the
+ * scheduling units' tiles, a batch's included, over the units resident at
+ * once (slots), whether the family's plan keeps them whole, and the stream-K
+ * tail it weighs, if it cuts one (sk_workers > 0): dp_tiles whole tiles, then
+ * the rest's k_tiles blocks each cut over sk_workers workers into
+ * pieces_fewest to pieces_most pieces a tile. */
+typedef struct {
+    double tiles, slots;
+    int whole_tiles;
+    int64_t k_tiles, dp_tiles, sk_workers, pieces_fewest, pieces_most;
+} hg__model_grid;
+/* hg__estimate, and (g not NULL) its decomposition (where the estimate is
+ * 0, g says only the tiles and slots). */
+double hg__estimate_grid(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d, hg__model_grid *g);
+
 /* The largest m a swapped row is weighed for (HG_SWAP_MAX_M above). */
 static inline int64_t hg__swap_max_m(const hg__kernel_entry *k)
 {

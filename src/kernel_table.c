@@ -100,6 +100,22 @@ const int hg__kernel_count = (int)(sizeof hg__kernels / sizeof hg__kernels[0]);
 
 double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d)
 {
+    return hg__estimate_grid(k, p, d, NULL);
+}
+
+/* The tail's pieces per tile, fewest and most (tiling.h's plan). */
+static void tail_pieces(const hg_sk_plan *sk, int64_t *fewest, int64_t *most)
+{
+    *fewest = INT64_MAX, *most = 0;
+    for (int64_t j = 0; j < sk->tiles - sk->dp_tiles; j++) {
+        const int64_t pieces = hg_sk_worker_of(sk, (j + 1) * sk->k_tiles - 1) - hg_sk_worker_of(sk, j * sk->k_tiles) + 1;
+        if (pieces < *fewest) *fewest = pieces;
+        if (pieces > *most) *most = pieces;
+    }
+}
+
+double hg__estimate_grid(const hg__kernel_entry *k, const hg__problem *p, const hg__device *d, hg__model_grid *g)
+{
     /* A swapped row is for a decode-sized m of a few of its units: past that
      * it streams all of B once per unit of m, the work an unswapped tile
      * does once (hg_internal.h). */
@@ -119,6 +135,7 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
      * same; tiles < 9e15: the cast needs a count that fits). */
     const int whole_tiles = k->whole_rules && tiles < 9e15 &&
                             hg__fam_whole_tiles(p, k->swap_ab, k->unit_m, k->unit_n, (int64_t)tiles, (int64_t)slots);
+    if (g) *g = (hg__model_grid){tiles, slots, whole_tiles, 0, 0, 0, 0, 0};
     /* Past HG_SWAP_MAX_M, a wide swapped row (hg__swap_max_m) only where its
      * tiles run as one whole wave (256 x 6144 x 4096 on 128 x 128: 96 tiles;
      * 256^3 stays on the unswapped tiles measured there). */
@@ -147,6 +164,10 @@ double hg__estimate(const hg__kernel_entry *k, const hg__problem *p, const hg__d
                 hg_sk_tail_blocks(&sk, (double)k->unit_ws_bytes * k->units_per_sm, k->sk_tree) / (double)k_tiles;
             double w = floor(tiles / slots) + tail;
             if (w < waves) {
+                if (g) {
+                    g->k_tiles = k_tiles, g->dp_tiles = sk.dp_tiles, g->sk_workers = sk.sk_workers;
+                    tail_pieces(&sk, &g->pieces_fewest, &g->pieces_most);
+                }
                 waves = w;
                 split_tiles = 1;
                 all_split = sk.dp_tiles == 0;

@@ -583,3 +583,43 @@ void test_slices_plan(void)
           "1 MiB of workspace: %lld slices", (long long)slices);
     hg_destroy(h);
 }
+
+/* The decomposition AUTO's model assumes (hg__estimate_grid, which --plan
+ * prints): whole tiles, or a stream-K tail and its pieces, on the H200
+ * model; the estimate is hg__estimate's. */
+void test_model_grid(void)
+{
+    const hg__kernel_entry *big = hg__find_kernel(HG_KERNEL_SM90_128X256X64_S4_C2X1_TN);
+    const hg__kernel_entry *n32 = hg__find_kernel(HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN);
+    const hg__kernel_entry *n8 = hg__find_kernel(HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN);
+    if (!big || !n32 || !n8) SKIP("the 128 x 256 or the 128 x 32 / 128 x 8 swapped rows are not built");
+    hg__device d = hg__device_h200_model();
+    d.workspace_bytes = SIZE_MAX;
+    const void *A = (const void *)(uintptr_t)0x100000000ull, *B = (const void *)(uintptr_t)0x200000000ull;
+    void *C = (void *)(uintptr_t)0x300000000ull;
+    hg__model_grid g;
+
+    /* 8192^3: 1024 cluster tiles of 256 x 256 on 66 clusters, 15 rounds whole and a tail of 34 tiles
+     * over the 66, each cut in 2 or 3 */
+    hg__problem p = hg__problem_make(HG_OP_N, HG_OP_T, 8192, 8192, 8192, 1.0f, A, 8192, B, 8192, 0.0f, C, 8192, HG_F16);
+    const double est = hg__estimate_grid(big, &p, &d, &g);
+    CHECK(est == hg__estimate(big, &p, &d), "the same estimate: %g against %g", est, hg__estimate(big, &p, &d));
+    CHECK(g.tiles == 1024 && g.slots == 66 && g.k_tiles == 128 && g.dp_tiles == 990 && g.sk_workers == 66 &&
+              g.pieces_fewest == 2 && g.pieces_most == 3,
+          "8192^3: %g tiles on %g, %lld whole, %lld workers, %lld-%lld pieces", g.tiles, g.slots,
+          (long long)g.dp_tiles, (long long)g.sk_workers, (long long)g.pieces_fewest, (long long)g.pieces_most);
+
+    /* 32 x 28672 x 4096 on 128 x 32 swapped: 224 tiles, a last round of 0.7 that runs whole */
+    p = hg__problem_make(HG_OP_N, HG_OP_T, 32, 28672, 4096, 1.0f, A, 4096, B, 4096, 0.0f, C, 28672, HG_BF16);
+    hg__estimate_grid(n32, &p, &d, &g);
+    CHECK(g.tiles == 224 && g.slots == 132 && g.whole_tiles && g.sk_workers == 0,
+          "32 x 28672 x 4096: %g tiles on %g, whole %d, %lld workers", g.tiles, g.slots, g.whole_tiles,
+          (long long)g.sk_workers);
+
+    /* 1 x 6144 x 8192 on 128 x 8 swapped: 48 tiles, all cut, over 132 workers into 3 or 4 pieces */
+    p = hg__problem_make(HG_OP_N, HG_OP_T, 1, 6144, 8192, 1.0f, A, 8192, B, 8192, 0.0f, C, 6144, HG_BF16);
+    hg__estimate_grid(n8, &p, &d, &g);
+    CHECK(g.tiles == 48 && g.dp_tiles == 0 && g.sk_workers == 132 && g.pieces_fewest == 3 && g.pieces_most == 4,
+          "1 x 6144 x 8192: %g tiles, %lld whole, %lld workers, %lld-%lld pieces", g.tiles, (long long)g.dp_tiles,
+          (long long)g.sk_workers, (long long)g.pieces_fewest, (long long)g.pieces_most);
+}

@@ -19,6 +19,7 @@ void test_arch_mismatch(void);
 void test_dispatch(void);
 void test_repack_plan(void);
 void test_slices_plan(void);
+void test_model_grid(void);
 void test_conversions(void);
 void test_reference_by_hand(void);
 void test_rasterization(void);

@@ -49,6 +49,7 @@ static const hg_test_case cpu_tests[] = {
     {"cpu/dispatch", test_dispatch},
     {"cpu/repack_plan", test_repack_plan},
     {"cpu/slices_plan", test_slices_plan},
+    {"cpu/model_grid", test_model_grid},
     {"cpu/conversions", test_conversions},
     {"cpu/reference_by_hand", test_reference_by_hand},
     {"cpu/rasterization", test_rasterization},

@@ -8,6 +8,29 @@
  * aligned and far apart (--plan never touches memory); the workspace is the
  * library's, as for a call without hg_set_workspace. On this machine's GPU
  * when there is one, else on the model of an H200, said so. */
+/* How AUTO's pick cuts the product, as the model sees it (the launch makes
+ * the same plan with the resident clusters it finds on the device). */
+static void print_decomposition(hg_kernel chosen, int64_t slices, const hg__problem *p, const hg__repack *r,
+                                const hg__device *d)
+{
+    const hg__kernel_entry *e = hg__find_kernel(chosen);
+    if (e == NULL || slices > 0) return; /* (the slices' line says how they cut it) */
+    int repacked;
+    const char *why;
+    if (hg__route_estimate(e, p, r, d, &repacked, &why) < 0) return;
+    hg__model_grid g;
+    hg__estimate_grid(e, repacked ? &r->inner : p, d, &g);
+    if (g.tiles <= 0 || g.slots < 1) return;
+    printf("AUTO's decomposition (the model's): %.0f tiles of %d x %d (m x n) on %.0f resident units", g.tiles,
+           e->unit_m, e->unit_n, g.slots);
+    if (g.sk_workers > 0)
+        printf(": %lld whole, then %lld cut over %lld workers (stream-K), %lld-%lld pieces a tile of %lld k blocks\n",
+               (long long)g.dp_tiles, (long long)(g.tiles - (double)g.dp_tiles), (long long)g.sk_workers,
+               (long long)g.pieces_fewest, (long long)g.pieces_most, (long long)g.k_tiles);
+    else
+        printf(", whole: %.2f rounds\n", g.tiles / g.slots);
+}
+
 int plan_kernels(const options *o)
 {
     hg_handle h = NULL;
@@ -84,6 +107,7 @@ int plan_kernels(const options *o)
                        e->id == chosen && slices ? "<- auto " : "", (long long)sl.slices, (long long)sl.inner.k);
         }
     }
+    print_decomposition(chosen, slices, &p, copies ? &r : NULL, &d);
     hg_destroy(h);
     return BENCH_EXIT_OK;
 }
