@@ -2,24 +2,13 @@
 
 /* ---- --plan: AUTO's model for one product, measuring nothing ------------- */
 
-/* For each registered kernel: whether it can serve the product, and if so
- * AUTO's estimate of its speed (hg__estimate, relative to cuBLAS-best), with
- * the library's own choice (hg_matmul_plan, with --bias and --act) marked. Pointers are made up, 16-byte
- * aligned and far apart (--plan never touches memory); the workspace is the
- * library's, as for a call without hg_set_workspace. On this machine's GPU
- * when there is one, else on the model of an H200, said so. */
-/* How AUTO's pick cuts the product, as the model sees it (the launch makes
- * the same plan with the resident clusters it finds on the device). */
-static void print_decomposition(hg_kernel chosen, int64_t slices, const hg__problem *p, const hg__repack *r,
-                                const hg__device *d)
+/* How AUTO's pick e cuts the product q it runs (the call's, or its copies'),
+ * as the model sees it; the launch makes the same plan with the resident
+ * clusters it finds on the device. */
+static void print_decomposition(const hg__kernel_entry *e, const hg__problem *q, const hg__device *d)
 {
-    const hg__kernel_entry *e = hg__find_kernel(chosen);
-    if (e == NULL || slices > 0) return; /* (the slices' line says how they cut it) */
-    int repacked;
-    const char *why;
-    if (hg__route_estimate(e, p, r, d, &repacked, &why) < 0) return;
     hg__model_grid g;
-    hg__estimate_grid(e, repacked ? &r->inner : p, d, &g);
+    hg__estimate_grid(e, q, d, &g);
     if (g.tiles <= 0 || g.slots < 1) return;
     printf("AUTO's decomposition (the model's): %.0f tiles of %d x %d (m x n) on %.0f resident units", g.tiles,
            e->unit_m, e->unit_n, g.slots);
@@ -31,6 +20,12 @@ static void print_decomposition(hg_kernel chosen, int64_t slices, const hg__prob
         printf(", whole: %.2f rounds\n", g.tiles / g.slots);
 }
 
+/* For each registered kernel: whether it can serve the product, and if so
+ * AUTO's estimate of its speed (hg__estimate, relative to cuBLAS-best), with
+ * the library's own choice (hg_matmul_plan, with --bias and --act) marked. Pointers are made up, 16-byte
+ * aligned and far apart (--plan never touches memory); the workspace is the
+ * library's, as for a call without hg_set_workspace. On this machine's GPU
+ * when there is one, else on the model of an H200, said so. */
 int plan_kernels(const options *o)
 {
     hg_handle h = NULL;
@@ -86,6 +81,8 @@ int plan_kernels(const options *o)
     printf("%-30s %8s  %s\n", "kernel", "estimate", "");
     hg__repack r;
     const int copies = hg__repack_plan(&p, &r);
+    const hg__kernel_entry *picked = NULL; /* AUTO's pick on the whole k (slices: their line says how they cut) */
+    const hg__problem *picked_on = &p;
     for (int i = 0; i < hg__kernel_count; i++) {
         const hg__kernel_entry *e = &hg__kernels[i];
         const char *why;
@@ -96,6 +93,7 @@ int plan_kernels(const options *o)
             printf("%-30s %8s  cannot serve: writes C in the inputs' type only\n", e->name, "-");
         else if (est < 0) printf("%-30s %8s  cannot serve: %s\n", e->name, "-", why);
         else {
+            if (e->id == chosen && !slices) picked = e, picked_on = repacked ? &r.inner : &p;
             printf("%-30s %8.3f  %s%s\n", e->name, est, e->id == chosen && !slices ? "<- auto" : "",
                    repacked ? (r.a_bytes && r.b_bytes ? " (on copies of A and B)"
                                : r.a_bytes           ? " (on a copy of A)"
@@ -107,7 +105,7 @@ int plan_kernels(const options *o)
                        e->id == chosen && slices ? "<- auto " : "", (long long)sl.slices, (long long)sl.inner.k);
         }
     }
-    print_decomposition(chosen, slices, &p, copies ? &r : NULL, &d);
+    if (picked) print_decomposition(picked, picked_on, &d);
     hg_destroy(h);
     return BENCH_EXIT_OK;
 }
