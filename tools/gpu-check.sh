@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One call on a GPU machine: the GPU test tier, compute-sanitizer, the SASS
-# check (HGMMA where wgmma is meant), and a benchmark; logs under $OUT (or
-# ./gpu-check-out), a short table last.
+# One call on a GPU machine: the SASS check (HGMMA where wgmma is meant), the
+# GPU test tier, compute-sanitizer and a benchmark, one after another; logs
+# under $OUT (or ./gpu-check-out), a short table last.
 #   tools/gpu-check.sh [--no-tests] [--no-sanitize] [--no-bench] [--bench "ARGS"]
 # KERNELS="v6 auto" limits the tests and the sanitizers to those kernels;
 # TEST_JOBS=N runs N test processes at once (default 4), TEST_TIMEOUT each.
@@ -30,31 +30,22 @@ if ! "$BUILD/hg-tests" --cpu-only >/dev/null 2>&1; then
 fi
 
 # SASS: which tensor-core instructions each kernel object holds.
-{
-  for o in "$BUILD"/src/kernels/*.o "$BUILD"/src/family/*.o; do
-    s=$(cuobjdump --dump-sass "$o" 2>/dev/null)
-    printf '%-28s HGMMA %5d  HMMA %5d  LDL/STL %d\n' "$(basename "$o" .o)" \
-      "$(grep -c HGMMA <<<"$s")" "$(grep -c HMMA <<<"$s")" "$(grep -cE '\b(LDL|STL)\b' <<<"$s")"
-  done
-} | tee -a "$summary"
+bash tools/sass.sh "$BUILD" | tee -a "$summary"
 
 # The GPU tier, one process per kernel (a trap or a hang in one kernel does
 # not take the others down), with the debug build's trapping waits if present;
-# TEST_JOBS processes at once (default 4), and the sanitizers alongside: both
-# check correctness, not speed, so they may share the GPU. The bench runs
-# after both, alone.
+# TEST_JOBS processes at once (default 4). Then the sanitizers, then the
+# bench, each phase alone: a run that had the tier and compute-sanitizer
+# side by side left its machine unresponsive, with nothing returned
+# (docs/NOTES.md, 2026-12-04), so the phases no longer overlap.
 TEST_BUILD=${TEST_BUILD:-$BUILD/debug}
 [ -x "$TEST_BUILD/hg-tests" ] || TEST_BUILD=$BUILD
-if [ $sanitize = 1 ]; then
-  (timeout 900 bash tools/sanitize.sh "$BUILD" >"$OUT/sanitize-table.txt" 2>&1; echo $? >"$OUT/sanitize.rc") &
-  sanitizer_pid=$!
-fi
 if [ $tests = 1 ]; then
   logs=$(mktemp -d)
   one_kernel() { # kernel: its tier in one process; a line of result, then its failures
     local start rc
     start=$(date +%s)
-    timeout "${TEST_TIMEOUT:-300}" "$TEST_BUILD/hg-tests" --gpu-only --kernel "$1" >"$logs/$1.log" 2>&1; rc=$?
+    timeout -k 30 "${TEST_TIMEOUT:-300}" "$TEST_BUILD/hg-tests" --gpu-only --kernel "$1" >"$logs/$1.log" 2>&1; rc=$?
     { echo "tests $1: rc=$rc $(tail -1 "$logs/$1.log") ($(( $(date +%s) - start )) s)"
       grep -E "^(FAIL|    )" "$logs/$1.log" | head -12; } >"$logs/$1.result"
   }
@@ -69,11 +60,11 @@ if [ $tests = 1 ]; then
   rm -rf "$logs"
 fi
 if [ $sanitize = 1 ]; then
-  wait "$sanitizer_pid"
-  note "sanitizers: rc=$(cat "$OUT/sanitize.rc")"; cat "$OUT/sanitize-table.txt" | tee -a "$summary" | tail -40
+  timeout -k 30 900 bash tools/sanitize.sh "$BUILD" >"$OUT/sanitize-table.txt" 2>&1
+  note "sanitizers: rc=$?"; tee -a "$summary" <"$OUT/sanitize-table.txt" | tail -40
 fi
 if [ $bench = 1 ]; then
-  timeout 900 "$BUILD/hopgemm-bench" $bench_args --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>"$OUT/bench.err"; rc=$?
+  timeout -k 30 900 "$BUILD/hopgemm-bench" $bench_args --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>"$OUT/bench.err"; rc=$?
   note "bench ($bench_args): rc=$rc"
   tail -20 "$OUT/bench.log" | tee -a "$summary"
   tail -5 "$OUT/bench.err"

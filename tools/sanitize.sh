@@ -10,7 +10,7 @@ kernels="$("$BUILD/hopgemm-bench" --list | awk '$1 ~ /^(generic|v[0-9]|sm90_.*)$
 [ -n "${KERNELS:-}" ] && kernels=$(tr ' ' '\n' <<<"$KERNELS" | grep -E '^(auto|generic|v[0-9]|sm90_.*)$')
 logs=$(mktemp -d)
 one() { # kernel tool
-  timeout 600 "$CS" --tool "$2" --error-exitcode 99 "$BUILD/hg-tests" --gpu-only --quick --kernel "$1" \
+  timeout -k 30 600 "$CS" --tool "$2" --error-exitcode 99 "$BUILD/hg-tests" --gpu-only --quick --kernel "$1" \
     >"$logs/$1-$2.log" 2>&1
   echo $? >"$logs/$1-$2.rc"
 }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The SASS check: per kernel object, its tensor-core instructions (HGMMA
+# where wgmma is meant; HMMA in the generic kernel and V0) and its local
+# memory traffic (LDL/STL: spills). Needs no GPU, only cuobjdump:
+#   tools/sass.sh [BUILD]
+# cuobjdump comes with the full CUDA toolkit; where the toolkit has only
+# nvcc and ptxas, `pip install nvidia-cuda-cuobjdump` provides it
+# (nvidia/cu13/bin/cuobjdump under the package's site directory; set
+# CUOBJDUMP to its path). Exits 1 when a family or V1-V6 object holds no
+# HGMMA or any object spills, 2 when cuobjdump is missing.
+set -u
+BUILD=${1:-build}
+CUOBJDUMP=${CUOBJDUMP:-$(command -v cuobjdump || echo "${CUDA_HOME:-/usr/local/cuda}/bin/cuobjdump")}
+if [ ! -x "$CUOBJDUMP" ]; then
+  echo "sass.sh: no cuobjdump (set CUOBJDUMP, or pip install nvidia-cuda-cuobjdump)" >&2
+  exit 2
+fi
+status=0
+for o in "$BUILD"/src/kernels/*.o "$BUILD"/src/family/*.o; do
+  [ -f "$o" ] || continue
+  s=$("$CUOBJDUMP" --dump-sass "$o" 2>/dev/null)
+  name=$(basename "$o" .o)
+  hgmma=$(grep -c HGMMA <<<"$s"); hmma=$(grep -c HMMA <<<"$s"); spills=$(grep -cE '\b(LDL|STL)\b' <<<"$s")
+  flag=""
+  # family.o holds the host-side launch code only; its kernels are in family_<dtype>.o
+  case "$name" in v[1-6]_*|family_*) [ "$hgmma" -gt 0 ] || { flag="  <- no HGMMA"; status=1; } ;; esac
+  [ "$spills" -eq 0 ] || { flag="$flag  <- local memory"; status=1; }
+  printf '%-28s HGMMA %5d  HMMA %5d  LDL/STL %d%s\n' "$name" "$hgmma" "$hmma" "$spills" "$flag"
+done
+exit $status
