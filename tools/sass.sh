@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The SASS check: per kernel object, its tensor-core instructions (HGMMA
 # where wgmma is meant; HMMA in the generic kernel and V0) and its local
-# memory traffic (LDL/STL: spills). Needs no GPU, only cuobjdump:
+# memory traffic (LDL/STL: spills), and how many HGMMAs share a wait. Needs no GPU, only cuobjdump:
 #   tools/sass.sh [BUILD]
 # cuobjdump comes with the full CUDA toolkit; where the toolkit has only
 # nvcc and ptxas, `pip install nvidia-cuda-cuobjdump` provides it
@@ -21,10 +21,15 @@ for o in "$BUILD"/src/kernels/*.o "$BUILD"/src/family/*.o; do
   s=$("$CUOBJDUMP" --dump-sass "$o" 2>/dev/null)
   name=$(basename "$o" .o)
   hgmma=$(grep -c HGMMA <<<"$s"); hmma=$(grep -c HMMA <<<"$s"); spills=$(grep -cE '\b(LDL|STL)\b' <<<"$s")
+  # HGMMAs per wait on them, fewest over the object's kernels: a k block's
+  # wgmmas share one wait (4 or more here); ptxas's serialized form (its
+  # C7515-C7520 warnings) waits after each, which shows as about 1.
+  per_wait=$(awk '/Function : /{f=$3} /HGMMA/{h[f]++} /WARPGROUP.DEPBAR/{d[f]++}
+      END{m=""; for(k in h){r=h[k]/(d[k]?d[k]:1); if(m==""||r<m)m=r}; print (m==""?"-":sprintf("%.1f",m))}' <<<"$s")
   flag=""
   # family.o holds the host-side launch code only; its kernels are in family_<dtype>.o
   case "$name" in v[1-6]_*|family_*) [ "$hgmma" -gt 0 ] || { flag="  <- no HGMMA"; status=1; } ;; esac
   [ "$spills" -eq 0 ] || { flag="$flag  <- local memory"; status=1; }
-  printf '%-28s HGMMA %5d  HMMA %5d  LDL/STL %d%s\n' "$name" "$hgmma" "$hmma" "$spills" "$flag"
+  printf '%-28s HGMMA %5d (per wait >= %3s)  HMMA %5d  LDL/STL %d%s\n' "$name" "$hgmma" "$per_wait" "$hmma" "$spills" "$flag"
 done
 exit $status
