@@ -121,6 +121,15 @@ elif [ $rc = 0 ] && grep -qE '^sm90_128x192x64_s4_c2x1_tn +[0-9.]+ +<- auto' <<<
      grep -qE '^sm90_128x256x64_s4_c2x1_nt +[0-9.]+ +<- auto \(on a copy of A\)' <<<"$out3"; then
   ok "bench/plan"; else bad "bench/plan" "rc=$rc: $out ${out2:-} ${out3:-}"; fi
 
+# The bytes #12's copy-bandwidth figure divides by (the same rule as
+# --copy-bw's of_copy column): 1 x 4096 x 4096 bf16 moves A 8 KiB, B 32 MiB, C
+# 8 KiB; with beta = 1 C counts twice, and a batch of 2 doubles it all.
+if out=$("$BUILD/hopgemm-bench" --plan -m 1 -n 4096 -k 4096 --dtype bf16 2>&1) &&
+   grep -q '^bytes:   33.6 MB moved' <<<"$out" &&
+   out2=$("$BUILD/hopgemm-bench" --plan -m 1 -n 4096 -k 4096 --dtype bf16 --beta 1 --batch 2 2>&1) &&
+   grep -q '^bytes:   67.2 MB moved' <<<"$out2" && "$BUILD/hopgemm-bench" --help 2>&1 | grep -q -- "--copy-bw"; then
+  ok "bench/bytes-moved"; else bad "bench/bytes-moved" "$out ${out2:-}"; fi
+
 # --act takes none, relu or gelu, and says so when given anything else;
 # --plan with an epilogue plans it (hg_matmul_plan): 256 x 128 does not fuse.
 if ! out=$("$BUILD/hopgemm-bench" --act tanh -m 64 -n 64 -k 64 2>&1) && grep -q "bad activation 'tanh'" <<<"$out" &&

@@ -102,6 +102,7 @@ typedef struct {
     double cooldown;
     double sustain; /* --sustain: seconds of launches back to back per kernel (0: none) */
     double timeout; /* seconds one wait for the GPU may take; 0: forever */
+    bool copy_bw;   /* --copy-bw: measure the board's device-to-device copy rate too */
     int fresh;
     bool check_full;
     const char *csv, *json;
@@ -124,6 +125,8 @@ typedef struct {
                           * events around them all (NaN: not measured) */
     double sustained_j;   /* the board's energy per launch over them (NaN: not measured, or no NVML) */
     double sustained_mhz; /* the mean SM clock while they ran (NaN: as sustained_j) */
+    double copy_tbps;     /* --copy-bw: the board's copy rate, TB/s moved, measured in the same
+                           * process after the kernels (NaN: not measured) */
     int nproc;           /* processes that contributed (--fresh) */
     bool checked;
     int64_t samples;     /* entries compared with the float64 reference */
@@ -217,14 +220,14 @@ typedef struct {
     double best_ms; /* cublas-best's ms, NaN when it has none */
 } report;
 
-#define NFIELDS 44
+#define NFIELDS 48
 typedef struct {
     const char *key;
     char val[320];
     bool num; /* a number, or empty (JSON null) */
 } field;
 
-#define TCOLS 14
+#define TCOLS 16
 #define TROWS (MAX_SEL + 1)
 typedef struct {
     int ncol;
@@ -265,6 +268,10 @@ void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *
 /* One product's elements of A, B and C: the batch's strides (packed). */
 void batch_strides(const options *o, int64_t *sa, int64_t *sb, int64_t *sc);
 size_t set_bytes_of(const options *o);
+/* What the product moves through HBM at the least: A, B and C once each, C
+ * twice where beta reads it, every product of a batch (the bias left out);
+ * the bytes #12's copy-bandwidth figure divides by the time. */
+double bytes_moved(const options *o);
 /* The options' product as the library's internal rules see it, without
  * pointers (leading dimensions as asked or the smallest; no batch): what
  * hg__c_bytes, hg__check_rtol_c and hg__c_value read C's type from. */
@@ -291,6 +298,9 @@ lstatus wait_stream(bench *b, const char *what, char *err, size_t n);
 lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool profile, double *times,
                              char *err, size_t n);
 lstatus time_host(bench *b, const launcher *l, double *us, char *err, size_t n);
+/* --copy-bw: the board's device-to-device copy rate in TB/s of bytes moved
+ * (read and written), from cudaMemcpyAsync over buffers of its own. */
+lstatus time_copy_bw(bench *b, double *tbps, char *err, size_t n);
 /* --sustain's figures per launch (NaN: not measured): time, the board's
  * energy, the mean SM clock. */
 typedef struct {

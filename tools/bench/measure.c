@@ -300,6 +300,18 @@ int measure_here(const options *o, result *res, bool *hung, char *err, size_t er
         return rc;
     }
     for (int i = 0; i < o->nsel; i++) run_entry(&b, &o->sels[i], &res[i]);
+    if (o->copy_bw && o->mode != MODE_NCU_CHILD && !b.dead) {
+        /* After the kernels, so that none of them waits on its buffers */
+        double tbps;
+        char cerr[ERR_LEN] = "";
+        if (time_copy_bw(&b, &tbps, cerr, sizeof cerr) == L_OK) {
+            fprintf(stderr, TOOL ": copy: %.3f TB/s moved (device to device)\n", tbps);
+            for (int i = 0; i < o->nsel; i++) res[i].copy_tbps = tbps;
+        } else {
+            fprintf(stderr, TOOL ": copy: not measured: %s\n", cerr);
+            note_health(&b);
+        }
+    }
     *hung = b.hung;
     if (!b.hung) bench_free(&b);
     return 0;

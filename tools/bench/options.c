@@ -108,6 +108,10 @@ void usage(FILE *f)
             "                           (no idle, no event between launches, as a server or a\n"
             "                           training loop calls it): sustained_ms, its time per\n"
             "                           launch under the board's power limit (default 0: not)\n"
+            "  --copy-bw                after the kernels, time a device-to-device copy of\n"
+            "                           256 MiB (or 4x the L2) and print each kernel's bytes\n"
+            "                           moved per second (A, B, C; C twice with beta) as a\n"
+            "                           fraction of the copy's (column of_copy)\n"
             "  --timeout S              give up on a kernel that has not finished after S\n"
             "                           seconds, a hang (default 120; 0: wait forever)\n"
             "  --fresh N                run the measurement in N fresh processes and\n"
@@ -372,8 +376,8 @@ int parse_args(int argc, char **argv, options *o)
     o->stream_k = 1;
     o->timeout = 120.0;
     o->mode = MODE_MAIN;
-    static const char *const flags[] = {"--check", "--bias",  "--list",   "--plan",
-                                        "--ncu",   "--help", "-h", FLAG_CHILD, FLAG_NCU_CHILD};
+    static const char *const flags[] = {"--check", "--bias", "--list", "--plan",   "--ncu",
+                                        "--copy-bw", "--help", "-h", FLAG_CHILD, FLAG_NCU_CHILD};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool is_flag = false;
@@ -384,6 +388,7 @@ int parse_args(int argc, char **argv, options *o)
             else if (strcmp(a, "--list") == 0) o->list = true;
             else if (strcmp(a, "--plan") == 0) o->plan = true;
             else if (strcmp(a, "--ncu") == 0) o->ncu = true;
+            else if (strcmp(a, "--copy-bw") == 0) o->copy_bw = true;
             else if (strcmp(a, FLAG_CHILD) == 0) o->mode = MODE_CHILD;
             else if (strcmp(a, FLAG_NCU_CHILD) == 0) o->mode = MODE_NCU_CHILD;
             else o->help = true;

@@ -30,6 +30,9 @@ static void fnum(field *f, const char *key, const char *fmt, double v)
     else snprintf(f->val, sizeof f->val, fmt, v);
 }
 
+/* Bytes moved per second, in TB/s (bytes_moved's bytes). */
+static double tbps_of(const options *o, double ms) { return bytes_moved(o) / (ms * 1e-3) / 1e12; }
+
 static double ratio_of(const report *rep, const result *r)
 {
     return r->timed && !isnan(rep->best_ms) ? rep->best_ms / r->ms : NAN;
@@ -86,6 +89,11 @@ static int row_fields(const report *rep, const result *r, field *f)
     fset(&f[n++], "batch", true, "%lld", (long long)o->batch);
     fset(&f[n++], "compute", false, "%s", o->compute == HG_COMPUTE_16F ? "16f" : "32f");
     fset(&f[n++], "c_type", false, "%s", c_type_name(o->c_type));
+    const double tbps = r->timed ? tbps_of(o, r->ms) : NAN;
+    fnum(&f[n++], "bytes", "%.0f", bytes_moved(o));
+    fnum(&f[n++], "tbps", "%.4f", tbps);
+    fnum(&f[n++], "copy_tbps", "%.4f", r->copy_tbps);
+    fnum(&f[n++], "of_copy", "%.4f", tbps / r->copy_tbps);
     fset(&f[n++], "note", false, "%s", r->note);
     return n;
 }
@@ -264,6 +272,8 @@ void print_table(const report *rep, const result *res)
     heads[c++] = "max err";
     heads[c++] = "mean err";
     heads[c++] = "check";
+    heads[c++] = "TB/s";
+    if (o->copy_bw) heads[c++] = "of copy";
     if (o->fresh) heads[c++] = "ms range";
     heads[c++] = "host us";
     if (o->sustain > 0.0) {
@@ -278,7 +288,7 @@ void print_table(const report *rep, const result *res)
     t.ncol = c;
     for (int j = 0; j < c; j++) {
         tcell(&t, 0, j, "%s", heads[j]);
-        t.right[j] = j > 0 && j != 6;
+        t.right[j] = j > 0 && j != 6; /* (6: check) */
     }
     for (int i = 0; i < o->nsel; i++) {
         const result *r = &res[i];
@@ -303,6 +313,12 @@ void print_table(const report *rep, const result *res)
             tcell(&t, row, col++, "-");
         }
         tcell(&t, row, col++, "%s", r->status == ST_OK && !r->checked ? "-" : status_name(r->status));
+        if (r->timed) tcell(&t, row, col++, "%.2f", tbps_of(o, r->ms));
+        else tcell(&t, row, col++, "-");
+        if (o->copy_bw) {
+            if (r->timed && !isnan(r->copy_tbps)) tcell(&t, row, col++, "%.3f", tbps_of(o, r->ms) / r->copy_tbps);
+            else tcell(&t, row, col++, "-");
+        }
         if (o->fresh) {
             if (r->timed) tcell(&t, row, col++, "%.4f-%.4f", r->ms_lo, r->ms_hi);
             else tcell(&t, row, col++, "-");

@@ -68,6 +68,12 @@ int plan_kernels(const options *o)
            o->batch > 1 ? "a batch of " : "", (long long)o->m, (long long)o->n, (long long)o->k,
            dtype_name(o->dtype), o->c_type == HG_C_F32 ? " (C fp32)" : "", o->layout, (long long)lda, (long long)ldb,
            (long long)ldc, o->beta, where);
+    /* #12's memory figure: what a kernel must move at the least, and the
+     * time that takes at the copy rate the model assumes (--copy-bw
+     * measures the board's). */
+    const double bytes = bytes_moved(o);
+    printf("bytes:   %.1f MB moved (A, B, C; C twice with beta): %.2f us at the model's copy rate, %.1f TB/s\n",
+           bytes / 1e6, bytes / HG_MODEL_COPY_BW * 1e6, HG_MODEL_COPY_BW / 1e12);
     hg_kernel chosen = HG_KERNEL_AUTO;
     const hg_matmul_desc desc = call_desc(o, A, lda, B, ldb, C, ldc, bias);
     hg_status st = hg_matmul_plan(h, &desc, &chosen);

@@ -98,6 +98,13 @@ size_t set_bytes_of(const options *o)
     return 2 * (na + nb) + c_bytes(o) * nc;
 }
 
+double bytes_moved(const options *o)
+{
+    const hg__problem p = options_problem(o);
+    const double ab = 2.0 * ((double)o->m * (double)o->k + (double)o->n * (double)o->k);
+    return (double)o->batch * (ab + hg__c_traffic_bytes(&p));
+}
+
 /* The check's bound |x - ref| <= atol + rtol |ref|: rtol is one unit in the
  * last place of the output type (rounding the result costs half of that;
  * hg__check_rtol_c, the tests' rule); atol grows like sqrt(k), as the rounding
@@ -143,6 +150,7 @@ void result_init(result *r, const char *name)
     memset(r, 0, sizeof *r);
     copy_str(r->name, sizeof r->name, name);
     r->ms = r->ms_lo = r->ms_hi = r->host_us = r->sustained_ms = r->sustained_j = r->sustained_mhz = NAN;
+    r->copy_tbps = NAN;
     r->max_err = r->mean_err = r->rel_fro = r->vs_max = NAN;
     r->gmma_pct = r->hmma_pct = r->tensor_pct = r->clock_mhz = r->ncu_ms = NAN;
 }
