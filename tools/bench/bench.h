@@ -50,6 +50,7 @@ enum { BENCH_EXIT_OK = 0, BENCH_EXIT_FAIL = 1, BENCH_EXIT_NO_GPU = 2, BENCH_EXIT
 #define LT_CANDIDATES 8
 #define CAND_WARMUP 2  /* a candidate's brief timing during cuBLAS-best's search */
 #define CAND_REPEAT 10
+#define COPY_BW_BYTES ((size_t)256 << 20) /* --copy-bw's board rate: a copy of this many bytes */
 #define SAMPLES_DEFAULT 1024
 #define SAMPLES_CHECK 16384
 #define MAX_FRESH 100
@@ -127,6 +128,7 @@ typedef struct {
     double sustained_mhz; /* the mean SM clock while they ran (NaN: as sustained_j) */
     double copy_tbps;     /* --copy-bw: the board's copy rate, TB/s moved, measured in the same
                            * process after the kernels (NaN: not measured) */
+    double copy_same_tbps; /* --copy-bw: the rate of a copy that moves the product's bytes */
     int nproc;           /* processes that contributed (--fresh) */
     bool checked;
     int64_t samples;     /* entries compared with the float64 reference */
@@ -220,7 +222,7 @@ typedef struct {
     double best_ms; /* cublas-best's ms, NaN when it has none */
 } report;
 
-#define NFIELDS 48
+#define NFIELDS 49
 typedef struct {
     const char *key;
     char val[320];
@@ -298,9 +300,10 @@ lstatus wait_stream(bench *b, const char *what, char *err, size_t n);
 lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool profile, double *times,
                              char *err, size_t n);
 lstatus time_host(bench *b, const launcher *l, double *us, char *err, size_t n);
-/* --copy-bw: the board's device-to-device copy rate in TB/s of bytes moved
- * (read and written), from cudaMemcpyAsync over buffers of its own. */
-lstatus time_copy_bw(bench *b, double *tbps, char *err, size_t n);
+/* --copy-bw: a device-to-device copy's rate in TB/s of bytes moved (read
+ * and written), copying `each` bytes at a time (cudaMemcpyAsync) over
+ * buffers of its own. */
+lstatus time_copy_bw(bench *b, size_t each, double *tbps, char *err, size_t n);
 /* --sustain's figures per launch (NaN: not measured): time, the board's
  * energy, the mean SM clock. */
 typedef struct {

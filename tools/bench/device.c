@@ -498,29 +498,30 @@ lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool 
     return L_OK;
 }
 
-/* --copy-bw. A copy of COPY_BW_BYTES, or of four times the L2 where that is
- * more, streams from HBM and back, as a large product's operands do;
- * CAND_REPEAT copies are timed (the events time_launches has room for), the
- * median taken. */
-#define COPY_BW_BYTES ((size_t)256 << 20)
+/* --copy-bw: cudaMemcpyAsync of `each` bytes, CAND_REPEAT copies timed (the
+ * events time_launches has room for) after COPY_BW_WARMUP, the median taken.
+ * Copies step through buffers of at least four times the L2, as the
+ * product's launches rotate through copies of A, B and C, so that a small
+ * copy streams from HBM too. Buffers of its own, freed after. */
 #define COPY_BW_WARMUP 3
-lstatus time_copy_bw(bench *b, double *tbps, char *err, size_t n)
+lstatus time_copy_bw(bench *b, size_t each, double *tbps, char *err, size_t n)
 {
     *tbps = NAN;
-    size_t bytes = COPY_BW_BYTES;
-    if (4 * (size_t)b->gpu.l2_bytes > bytes) bytes = 4 * (size_t)b->gpu.l2_bytes;
-    void *src = NULL, *dst = NULL;
-    lstatus st = cuda_status(cudaMalloc(&src, bytes), "cudaMalloc(the copy's source)", err, n);
-    if (st == L_OK) st = cuda_status(cudaMalloc(&dst, bytes), "cudaMalloc(the copy's destination)", err, n);
+    each = round_up(each > 0 ? each : 1, 256);
+    const size_t span = 4 * (size_t)b->gpu.l2_bytes, steps = each >= span ? 1 : (span + each - 1) / each;
+    const size_t bytes = each * steps;
+    char *src = NULL, *dst = NULL;
+    lstatus st = cuda_status(cudaMalloc((void **)&src, bytes), "cudaMalloc(the copy's source)", err, n);
+    if (st == L_OK) st = cuda_status(cudaMalloc((void **)&dst, bytes), "cudaMalloc(the copy's destination)", err, n);
     if (st == L_OK) st = cuda_status(cudaMemsetAsync(src, 0, bytes, b->stream), "cudaMemsetAsync(the copy's source)", err, n);
-    for (int i = 0; i < COPY_BW_WARMUP && st == L_OK; i++)
-        st = cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, b->stream), "cudaMemcpyAsync", err, n);
-    for (int i = 0; i < CAND_REPEAT && st == L_OK; i++) {
-        st = cuda_status(cudaEventRecord(b->ev[2 * i], b->stream), "cudaEventRecord", err, n);
+    size_t at = 0; /* the step of the next copy */
+    for (int i = 0; i < COPY_BW_WARMUP + CAND_REPEAT && st == L_OK; i++, at = (at + 1) % steps) {
+        const int t = i - COPY_BW_WARMUP; /* timed from 0 */
+        if (t >= 0) st = cuda_status(cudaEventRecord(b->ev[2 * t], b->stream), "cudaEventRecord", err, n);
         if (st == L_OK)
-            st = cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, b->stream), "cudaMemcpyAsync",
-                             err, n);
-        if (st == L_OK) st = cuda_status(cudaEventRecord(b->ev[2 * i + 1], b->stream), "cudaEventRecord", err, n);
+            st = cuda_status(cudaMemcpyAsync(dst + at * each, src + at * each, each, cudaMemcpyDeviceToDevice, b->stream),
+                             "cudaMemcpyAsync", err, n);
+        if (st == L_OK && t >= 0) st = cuda_status(cudaEventRecord(b->ev[2 * t + 1], b->stream), "cudaEventRecord", err, n);
     }
     lstatus sync = wait_stream(b, "the copy", err, n);
     if (st == L_OK) st = sync;
@@ -530,7 +531,7 @@ lstatus time_copy_bw(bench *b, double *tbps, char *err, size_t n)
         st = cuda_status(cudaEventElapsedTime(&ms, b->ev[2 * i], b->ev[2 * i + 1]), "cudaEventElapsedTime", err, n);
         times[i] = ms;
     }
-    if (st == L_OK) *tbps = 2.0 * (double)bytes / (median(times, CAND_REPEAT) * 1e-3) / 1e12;
+    if (st == L_OK) *tbps = 2.0 * (double)each / (median(times, CAND_REPEAT) * 1e-3) / 1e12;
     if (!b->hung) {
         (void)cudaFree(src);
         (void)cudaFree(dst);

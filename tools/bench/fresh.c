@@ -104,8 +104,8 @@ static void sanitize(char *s)
 }
 
 /* A child's line for one result: tab-separated, fixed order, parsed back by
- * parse_child_row: the tag, "row", then 21 fields, the note last. */
-#define CHILD_ROW_FIELDS 23
+ * parse_child_row: the tag, "row", then 22 fields, the note last. */
+#define CHILD_ROW_FIELDS 24
 void print_child_row(const result *r)
 {
     char note[NOTE_LEN];
@@ -113,10 +113,11 @@ void print_child_row(const result *r)
     sanitize(note);
     printf(CHILD_TAG
            "\trow\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%lld\t%.9g\t%.9g\t%.9g\t%lld\t%d\t%lld\t%.9g"
-           "\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%s\n",
+           "\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%s\n",
            r->name, (int)r->status, (int)r->timed, r->ms, r->ms_lo, r->ms_hi, (int)r->checked, (long long)r->samples,
            r->max_err, r->mean_err, r->rel_fro, (long long)r->bad, (int)r->vs_done, (long long)r->vs_bad, r->vs_max,
-           r->host_us, r->sustained_ms, r->sustained_j, r->sustained_mhz, r->copy_tbps, note[0] ? note : "-");
+           r->host_us, r->sustained_ms, r->sustained_j, r->sustained_mhz, r->copy_tbps, r->copy_same_tbps,
+           note[0] ? note : "-");
 }
 
 static bool parse_child_row(char *line, result *r)
@@ -147,7 +148,8 @@ static bool parse_child_row(char *line, result *r)
     r->sustained_j = strtod(f[19], NULL);
     r->sustained_mhz = strtod(f[20], NULL);
     r->copy_tbps = strtod(f[21], NULL);
-    copy_str(r->note, sizeof r->note, strcmp(f[22], "-") ? f[22] : "");
+    r->copy_same_tbps = strtod(f[22], NULL);
+    copy_str(r->note, sizeof r->note, strcmp(f[23], "-") ? f[23] : "");
     return r->status >= ST_OK && r->status <= ST_ERROR;
 }
 
@@ -211,6 +213,7 @@ static void aggregate(result *per, int nproc, result *out)
     out->sustained_j = median_of_field(per, nproc, offsetof(result, sustained_j));
     out->sustained_mhz = median_of_field(per, nproc, offsetof(result, sustained_mhz));
     out->copy_tbps = median_of_field(per, nproc, offsetof(result, copy_tbps));
+    out->copy_same_tbps = median_of_field(per, nproc, offsetof(result, copy_same_tbps));
     out->status = any_err ? ST_ERROR : any_fail ? ST_FAIL : any_ok ? ST_OK : ST_NA;
     free(ms);
 }

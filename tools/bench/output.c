@@ -94,6 +94,7 @@ static int row_fields(const report *rep, const result *r, field *f)
     fnum(&f[n++], "tbps", "%.4f", tbps);
     fnum(&f[n++], "copy_tbps", "%.4f", r->copy_tbps);
     fnum(&f[n++], "of_copy", "%.4f", tbps / r->copy_tbps);
+    fnum(&f[n++], "copy_same_tbps", "%.4f", r->copy_same_tbps);
     fset(&f[n++], "note", false, "%s", r->note);
     return n;
 }

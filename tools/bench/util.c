@@ -150,7 +150,7 @@ void result_init(result *r, const char *name)
     memset(r, 0, sizeof *r);
     copy_str(r->name, sizeof r->name, name);
     r->ms = r->ms_lo = r->ms_hi = r->host_us = r->sustained_ms = r->sustained_j = r->sustained_mhz = NAN;
-    r->copy_tbps = NAN;
+    r->copy_tbps = r->copy_same_tbps = NAN;
     r->max_err = r->mean_err = r->rel_fro = r->vs_max = NAN;
     r->gmma_pct = r->hmma_pct = r->tensor_pct = r->clock_mhz = r->ncu_ms = NAN;
 }
