@@ -50,6 +50,12 @@ static inline double hg__c_traffic_bytes(const hg__problem *p)
 {
     return hg__c_bytes(p) * (double)p->m * (double)p->n * (p->beta != 0.0f ? 2.0 : 1.0);
 }
+/* The bytes one product moves at the least: its 16-bit A and B read once,
+ * and C as above (what the memory floor and the tool's TB/s count). */
+static inline double hg__traffic_bytes(const hg__problem *p)
+{
+    return 2.0 * ((double)p->m * (double)p->k + (double)p->n * (double)p->k) + hg__c_traffic_bytes(p);
+}
 
 /* A and B as stored (row-major), from the ops: A is rows_a x cols_a (m x k
  * for HG_OP_N, k x m for HG_OP_T), B is rows_b x cols_b. */
@@ -295,7 +301,7 @@ static inline int hg__swap_whole_tail(int64_t tiles, int64_t slots, int64_t m_un
 static inline int hg__floor_whole_tiles(const hg__problem *p, int64_t unit_m, int64_t tiles, int64_t slots)
 {
     const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
-    const double bytes = 2.0 * ((double)p->m * (double)p->k + (double)p->n * (double)p->k) + hg__c_traffic_bytes(p);
+    const double bytes = hg__traffic_bytes(p);
     const int64_t pad = (p->m + unit_m - 1) / unit_m * unit_m - p->m;
     return tiles <= slots && (double)tiles >= HG_FLOOR_WHOLE_TILES * (double)slots &&
            pad <= HG_SWAP_WHOLE_WAVE_PAD_ROWS && flops < bytes * (HG_MODEL_REF_FLOPS / HG_MODEL_COPY_BW);

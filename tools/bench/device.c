@@ -403,6 +403,20 @@ lstatus wait_stream(bench *b, const char *what, char *err, size_t n)
     }
 }
 
+/* times[i]: the milliseconds between event pair i (b->ev[2i], b->ev[2i + 1]),
+ * for i < repeat, once the stream has drained. */
+static lstatus event_times(bench *b, int repeat, double *times, char *err, size_t n)
+{
+    for (int i = 0; i < repeat; i++) {
+        float ms = 0.0f;
+        const lstatus st =
+            cuda_status(cudaEventElapsedTime(&ms, b->ev[2 * i], b->ev[2 * i + 1]), "cudaEventElapsedTime", err, n);
+        if (st != L_OK) return st;
+        times[i] = ms;
+    }
+    return L_OK;
+}
+
 /* warmup launches, then repeat launches each between its own pair of events,
  * all queued back to back so the GPU never idles between them; times[i] gets
  * launch i's milliseconds. Launches rotate through the copies. With profile,
@@ -489,13 +503,7 @@ lstatus time_launches(bench *b, const launcher *l, int warmup, int repeat, bool 
     if (profile && !b->hung) (void)cudaProfilerStop();
     if (st != L_OK) return st;
     if (sync != L_OK) return sync;
-    for (int i = 0; i < repeat; i++) {
-        float ms = 0.0f;
-        st = cuda_status(cudaEventElapsedTime(&ms, b->ev[2 * i], b->ev[2 * i + 1]), "cudaEventElapsedTime", err, n);
-        if (st != L_OK) return st;
-        times[i] = ms;
-    }
-    return L_OK;
+    return event_times(b, repeat, times, err, n);
 }
 
 /* --copy-bw: cudaMemcpyAsync of `each` bytes, CAND_REPEAT copies timed (the
@@ -526,11 +534,7 @@ lstatus time_copy_bw(bench *b, size_t each, double *tbps, char *err, size_t n)
     lstatus sync = wait_stream(b, "the copy", err, n);
     if (st == L_OK) st = sync;
     double times[CAND_REPEAT];
-    for (int i = 0; i < CAND_REPEAT && st == L_OK; i++) {
-        float ms = 0.0f;
-        st = cuda_status(cudaEventElapsedTime(&ms, b->ev[2 * i], b->ev[2 * i + 1]), "cudaEventElapsedTime", err, n);
-        times[i] = ms;
-    }
+    if (st == L_OK) st = event_times(b, CAND_REPEAT, times, err, n);
     if (st == L_OK) *tbps = 2.0 * (double)each / (median(times, CAND_REPEAT) * 1e-3) / 1e12;
     if (!b->hung) {
         (void)cudaFree(src);

@@ -314,10 +314,11 @@ void print_table(const report *rep, const result *res)
             tcell(&t, row, col++, "-");
         }
         tcell(&t, row, col++, "%s", r->status == ST_OK && !r->checked ? "-" : status_name(r->status));
-        if (r->timed) tcell(&t, row, col++, "%.2f", tbps_of(o, r->ms));
+        const double tbps = r->timed ? tbps_of(o, r->ms) : NAN;
+        if (r->timed) tcell(&t, row, col++, "%.2f", tbps);
         else tcell(&t, row, col++, "-");
         if (o->copy_bw) {
-            if (r->timed && !isnan(r->copy_tbps)) tcell(&t, row, col++, "%.3f", tbps_of(o, r->ms) / r->copy_tbps);
+            if (r->timed && !isnan(r->copy_tbps)) tcell(&t, row, col++, "%.3f", tbps / r->copy_tbps);
             else tcell(&t, row, col++, "-");
         }
         if (o->fresh) {

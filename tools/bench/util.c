@@ -101,8 +101,7 @@ size_t set_bytes_of(const options *o)
 double bytes_moved(const options *o)
 {
     const hg__problem p = options_problem(o);
-    const double ab = 2.0 * ((double)o->m * (double)o->k + (double)o->n * (double)o->k);
-    return (double)o->batch * (ab + hg__c_traffic_bytes(&p));
+    return (double)o->batch * hg__traffic_bytes(&p);
 }
 
 /* The check's bound |x - ref| <= atol + rtol |ref|: rtol is one unit in the
