@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 #define HG_VERSION_MAJOR 0
-#define HG_VERSION_MINOR 9
+#define HG_VERSION_MINOR 10
 #define HG_VERSION_PATCH 0
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
@@ -164,7 +164,8 @@ typedef enum {
     HG_KERNEL_SM90_64X8X64_S8_C1X1_SWAP_TN = 129,    /* since 0.7.0 */
     HG_KERNEL_SM90_128X256X64_S4_C1X2_TN = 130,      /* since 0.8.0 */
     HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TN = 131,  /* since 0.9.0 */
-    HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TN = 132  /* since 0.9.0 */
+    HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TN = 132, /* since 0.9.0 */
+    HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TN = 133  /* since 0.10.0 */
 } hg_kernel;
 
 /*

@@ -246,8 +246,11 @@ void test_dispatch(void)
                    {1, 4096, 14336, 4096, HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TN},
                    {16, 4096, 14336, 4096, HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TN},
                    {32, 4096, 14336, 4096, HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TN},
+                   {48, 4096, 8192, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TN},
+                   {64, 4096, 14336, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TN},
+                   {64, 3072, 4096, 3072, HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TN},
                    /* ... not over two units of m, nor over several rounds */
-                   {64, 4096, 14336, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
+                   {65, 4096, 14336, 4096, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
                    {1, 28672, 4096, 28672, HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN},
                    {32, 28672, 4096, 28672, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
                    {48, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
