@@ -323,14 +323,30 @@ static inline int hg__fam_whole_tiles(const hg__problem *p, int swap_ab, int64_t
  * in one round that fills the slots as hg__swap_whole_tiles says, over one
  * unit of m. Measured there, one round of 64 tiles of 64 rows on 2-CTA
  * clusters beat the stream-K split of 32 tiles of 128 (32 x 4096 x 14336
- * bf16: 36.6 us against 39.5; 1 x the same 35.2 against 36.1); over several
- * rounds it lost 7-14% to the plain rows (1 x 28672 x 4096 67.7 against
- * 63.3, 1 x 128256 x 4096 277 against 248), and over two units of m 50%
- * (64 x 4096 x 14336: 56.7 us; H200, 2026-12-04, median of 3 fresh
- * processes). */
+ * bf16: 34.1 us against 39.3; 64 x 4096 x 14336 on 64 x 64 36.4 against
+ * 40.5 cut in 3; H200, 2026-12-05, median of 3 fresh processes). Over two
+ * units of m it lost 50% (64 x 4096 x 14336 on 64 x 32: 56.7 us,
+ * 2026-12-04). */
 static inline int hg__k_split_fits(int64_t tiles, int64_t slots, int64_t m_units)
 {
     return m_units == 1 && hg__swap_whole_tiles(tiles, slots);
+}
+/* ... and, on the narrowest m side (HG_SWAP_NARROW_M_SIDE) over one unit
+ * of m, over many rounds of a long k: there each CTA's ring (16 stages for
+ * half a tile's k, against 6-8 on the plain rows) streamed faster, by about
+ * HG_K_SPLIT_ROUNDS_GAIN of the memory floor. bf16, H200, 2026-12-05, fresh
+ * 3, the 64 x 8 `_k2` row against AUTO's 128 x 8 s6: 1 x 28672 x 4096 (6.8
+ * rounds) 61.8 us against 62.7, 8 x 28672 x 4096 62.4 / 63.7, 1 x 57344 x
+ * 8192 (13.6) 214.9 / 221.4, 1 x 128256 x 4096 (30) 241.4 / 250.1; over 2.4
+ * rounds it lost (1 x 10240 x 8192: 47.5 / 46.6). Not measured below k =
+ * HG_K_SPLIT_ROUNDS_MIN_K. */
+#define HG_K_SPLIT_MIN_ROUNDS 4
+#define HG_K_SPLIT_ROUNDS_MIN_K 4096
+#define HG_K_SPLIT_ROUNDS_GAIN 0.02
+static inline int hg__k_split_rounds(int64_t tiles, int64_t slots, int64_t m_units, int64_t unit_m, int64_t k)
+{
+    return m_units == 1 && unit_m <= HG_SWAP_NARROW_M_SIDE && k >= HG_K_SPLIT_ROUNDS_MIN_K &&
+           tiles >= HG_K_SPLIT_MIN_ROUNDS * slots;
 }
 /* ... but whole tiles on fewer SMs than HG_SWAP_WHOLE_WAVE's share stream
  * slower, which the fixup they save pays for only on a short stream (bf16,

@@ -143,7 +143,10 @@ double hg__estimate_grid(const hg__kernel_entry *k, const hg__problem *p, const 
     const int past_max_m = k->swap_ab && (m_units > HG_SWAP_MAX_M_UNITS || p->m > HG_SWAP_MAX_M);
     if (past_max_m && !wide && !(one_whole_wave && m_units <= HG_SWAP_MAX_M_UNITS_WHOLE)) return 0.0;
     if (k->swap_ab && k->unit_m <= HG_SWAP_NARROW_M_SIDE && m_units > 1.0) return 0.0;
-    if (k->cluster_k > 1 && !(tiles < 9e15 && hg__k_split_fits((int64_t)tiles, (int64_t)slots, (int64_t)m_units)))
+    const int k_split_rounds = k->cluster_k > 1 && tiles < 9e15 &&
+                               hg__k_split_rounds((int64_t)tiles, (int64_t)slots, (int64_t)m_units, k->unit_m, p->k);
+    if (k->cluster_k > 1 &&
+        !(k_split_rounds || (tiles < 9e15 && hg__k_split_fits((int64_t)tiles, (int64_t)slots, (int64_t)m_units))))
         return 0.0;
     if (tiles <= 0 || slots < 1) return 0.0;
     double waves = ceil(tiles / slots);
@@ -232,6 +235,7 @@ double hg__estimate_grid(const hg__kernel_entry *k, const hg__problem *p, const 
     if (whole_wave && m_units == 1.0 &&
         (one_whole_wave || t_mem <= HG_SWAP_WHOLE_SHORT_S) && k->unit_m - p->m <= HG_SWAP_WHOLE_WAVE_PAD_ROWS)
         t_mem *= 1.0 - HG_SWAP_WHOLE_WAVE_GAIN;
+    if (k_split_rounds) t_mem *= 1.0 - HG_K_SPLIT_ROUNDS_GAIN;
     const double t_l2 = batch * b_bytes * b_passes / HG_MODEL_L2_BW;
     if (!split_tiles && t_l2 > t_mem) t_mem = t_l2;
     /* A swapped row whose accumulator gathers its pieces one at a time,

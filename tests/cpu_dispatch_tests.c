@@ -249,10 +249,17 @@ void test_dispatch(void)
                    {48, 4096, 8192, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TN},
                    {64, 4096, 14336, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TN},
                    {64, 3072, 4096, 3072, HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TN},
-                   /* ... not over two units of m, nor over several rounds */
+                   /* ... not over two units of m, nor over several rounds
+                    * on a wider m side */
                    {65, 4096, 14336, 4096, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
-                   {1, 28672, 4096, 28672, HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN},
                    {32, 28672, 4096, 28672, HG_KERNEL_SM90_128X32X64_S10_C1X1_SWAP_TN},
+                   /* ... but at m <= 8 over at least 4 rounds of k >= 4096
+                    * (hg__k_split_rounds), not over 2.4 or a short k */
+                   {1, 28672, 4096, 28672, HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TN},
+                   {8, 28672, 4096, 28672, HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TN},
+                   {1, 128256, 4096, 128256, HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TN},
+                   {1, 10240, 8192, 10240, HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN},
+                   {1, 28672, 1024, 28672, HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN},
                    {48, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {64, 8192, 8192, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {64, 8192, 28672, 8192, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
@@ -267,7 +274,7 @@ void test_dispatch(void)
                    /* one wave of 128 x 256 tiles, 0.85 full, on the memory
                     * floor: whole, with A multicast (hg__floor_whole_tiles) */
                    {128, 28672, 4096, 28672, HG_KERNEL_SM90_128X256X64_S4_C1X2_TN},
-                   {1, 50257, 4096, 50257, HG_KERNEL_SM90_128X8X64_S6_C1X1_SWAP_TN},
+                   {1, 50257, 4096, 50257, HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TN},
                    /* m = 257-512 over a narrow n: one whole wave of up to
                     * HG_SWAP_MAX_M_UNITS_WHOLE units (hg_internal.h) */
                    {512, 512, 512, 512, HG_KERNEL_SM90_128X16X64_S6_C1X1_SWAP_TN},
@@ -325,18 +332,25 @@ void test_dispatch(void)
         CHECK(hg__k_split_fits(64, 66, 1) && hg__k_split_fits(48, 66, 1), "64 and 48 tiles on 66 clusters: one round");
         CHECK(!hg__k_split_fits(67, 66, 1) && !hg__k_split_fits(40, 66, 1) && !hg__k_split_fits(64, 66, 2),
               "past one round, too few tiles, or two units of m: not weighed");
+        CHECK(hg__k_split_rounds(264, 66, 1, 8, 4096) && !hg__k_split_rounds(263, 66, 1, 8, 4096) &&
+                  !hg__k_split_rounds(448, 66, 1, 8, 4095) && !hg__k_split_rounds(448, 66, 1, 32, 4096) &&
+                  !hg__k_split_rounds(448, 66, 2, 8, 4096),
+              "a k split over many rounds: 4 rounds or more of k >= 4096, an m side of 8, one unit of m");
         for (int i = 0; i < hg__kernel_count; i++) {
             const hg__kernel_entry *e = &hg__kernels[i];
             if (e->cluster_k <= 1) continue;
             hg__problem one = big;
             one.m = e->unit_m, one.n = 64 * e->unit_n, one.k = 14336; /* 64 tiles: one round of 2-CTA clusters */
-            hg__problem several = one, wider = one;
-            several.n = 7 * one.n; /* 448 tiles */
+            hg__problem several = one, many = one, wider = one;
+            several.n = 3 * one.n; /* 192 tiles: 2.9 rounds */
+            many.n = 7 * one.n;    /* 448 tiles: 6.8 rounds */
             wider.m = e->unit_m + 1;
             CHECK(hg__estimate(e, &one, &dv) > 0.0, "%s is weighed at %lld x %lld x %lld", e->name, (long long)one.m,
                   (long long)one.n, (long long)one.k);
             CHECK(hg__estimate(e, &several, &dv) == 0.0 && hg__estimate(e, &wider, &dv) == 0.0,
-                  "%s is not weighed over several rounds or two units of m", e->name);
+                  "%s is not weighed over 2.9 rounds or two units of m", e->name);
+            CHECK((hg__estimate(e, &many, &dv) > 0.0) == (e->unit_m <= HG_SWAP_NARROW_M_SIDE),
+                  "%s is weighed over 6.8 rounds only on an m side of 8", e->name);
         }
         CHECK(hg_plan(h, HG_OP_N, HG_OP_T, 4096, 4096, 4096, A, 4096, B, 4096, C, 4096, HG_BF16, &k) ==
                       HG_STATUS_SUCCESS &&
