@@ -54,7 +54,7 @@
      (swap) ? (cn) * (bn) : (cm) * (bm),                                                                           \
      (swap) ? (cm) * (bm) : (cn) * (bn),                                                                           \
      1.0 / ((cm) * (cn) * (ck)),                                                                                   \
-     HG_FAM_WHOLE_ONLY(bm, bn, pp, HG_FAM_ACC16_##acc, ck) ? 0 : 64, /* no stream-K tail */                     \
+     HG_FAM_WHOLE_ONLY(bm, bn, pp, HG_FAM_ACC16_##acc, c_thread, ck) ? 0 : 64, /* no stream-K tail */           \
      HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn, HG_FAM_ACC16_##acc),                                                                       \
      hg__##name##_workspace,                                                                                       \
      HG_FAM_OP_A_##layout,                                                                                         \
@@ -63,11 +63,11 @@
      HG_FAM_SK_MAX_SPLIT(bm, bn),                                                                                  \
      1,                                                                                                            \
      HG_FAM_SK_TREE(bm, bn, pp),                                                                                    \
-     HG_FAM_FUSES_EPILOGUE(bm, bn),                                                                                \
+     HG_FAM_FUSES_EPILOGUE(bm, bn, c_thread),                                                                      \
      1,                                                                                                            \
      HG_FAM_ACC16_##acc,                                                                                           \
      HG_FAM_WRITES_F32(bm, bn, c_thread, swap),                                                                    \
-     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) ? HG_LEAN_LONG_GAIN : 1.0,                                        \
+     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc, c_thread) ? HG_LEAN_LONG_GAIN : 1.0,                              \
      !(swap) && (cn) > 1 && (cm) == 1 ? 2 : 1,                                                                      \
      ck},
 

@@ -37,9 +37,10 @@ static void lean_row(hg_handle h, const void *A, const void *B, void *C)
     const hg_kernel lean = HG_KERNEL_SM90_256X176X64_S3_C1X2_TN;
     const hg__kernel_entry *e = hg__find_kernel(lean);
     if (e == NULL) return; /* a build without the family */
-    CHECK(e->unit_k == 0 && HG_FAM_LEAN(256, 176, 0, 0) && !HG_FAM_LEAN(128, 256, 0, 0) &&
-              !HG_FAM_LEAN(128, 128, 1, 0) && !HG_FAM_LEAN(256, 256, 0, 1),
-          "only the 176-accumulator row is lean, and AUTO's model gives it no stream-K tail");
+    CHECK(e->unit_k == 0 && HG_FAM_LEAN(256, 176, 0, 0, 0) && !HG_FAM_LEAN(128, 256, 0, 0, 0) &&
+              !HG_FAM_LEAN(128, 128, 1, 0, 0) && !HG_FAM_LEAN(256, 256, 0, 1, 0) &&
+              HG_FAM_LEAN(64, 96, 0, 0, 0) && !HG_FAM_LEAN(128, 32, 0, 0, 1),
+          "lean: the 176-accumulator row and a staged tile of partial chunks (64 x 96), not a per-thread C; AUTO's model gives a lean row no stream-K tail");
     hg_kernel k = HG_KERNEL_AUTO;
     CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "choose auto");
     hg_matmul_desc md = HG_MATMUL_DESC_INIT;
