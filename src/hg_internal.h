@@ -180,8 +180,9 @@ typedef struct {
     /* CTAs of the cluster that split each tile's k (configs.def's CK; 1
      * elsewhere). AUTO weighs such a row only where hg__k_split_fits. */
     int cluster_k;
-    /* 1: AUTO weighs it only over one unit of m in one wave of tiles
-     * (HG_FAM_ONE_WAVE_ONLY), the only products it was measured on. */
+    /* 1: AUTO weighs it only over one unit of m in one wave of tiles at a
+     * k of HG_ONE_WAVE_MIN_K or more (HG_FAM_ONE_WAVE_ONLY), the only
+     * products it was measured on. */
     int one_wave_only;
 } hg__kernel_entry;
 
@@ -481,10 +482,12 @@ HG_DECLARE_KERNEL(v6);
  * staged epilogue spilled with them (ptxas 13.0, 256 x 128: the bf16 kernel,
  * release and profiling builds), and the lean rows of a partial chunk. */
 /* Whether AUTO weighs the row only where its tiles make one wave over one
- * unit of m: the unswapped 64-row tiles (64 x 96), measured only there
- * (96-128 x 5888-6144 x 4096, H200, 2026-12-05: 5-29% ahead of the swapped
- * rows AUTO took). Past one wave they were not timed against the rows that
- * split their tiles. */
+ * unit of m, k of at least HG_ONE_WAVE_MIN_K: the unswapped 64-row tiles
+ * (64 x 96), timed only there (96-128 x 5888-6144 x 4096, H200, 2026-12-05:
+ * 5-29% ahead of the swapped rows AUTO took). At k = 1024 it lost to the 128
+ * x 64 swapped row by 8% (96 x 5888 x 1024, H100), and past one wave it was
+ * not timed against the rows that split their tiles. */
+#define HG_ONE_WAVE_MIN_K 4096
 #define HG_FAM_ONE_WAVE_ONLY(bm, swap) (!(swap) && (bm) == 64)
 
 #define HG_FAM_FUSES_EPILOGUE(bm, bn, c_thread) ((bm) != 256 && !HG_FAM_PARTIAL_CHUNK(bn, c_thread))

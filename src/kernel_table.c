@@ -150,7 +150,7 @@ double hg__estimate_grid(const hg__kernel_entry *k, const hg__problem *p, const 
         !(k_split_rounds || (tiles < 9e15 && hg__k_split_fits((int64_t)tiles, (int64_t)slots, (int64_t)m_units))))
         return 0.0;
     if (tiles <= 0 || slots < 1) return 0.0;
-    if (k->one_wave_only && !(m_units == 1.0 && tiles <= slots)) return 0.0;
+    if (k->one_wave_only && !(m_units == 1.0 && tiles <= slots && p->k >= HG_ONE_WAVE_MIN_K)) return 0.0;
     double waves = ceil(tiles / slots);
     int split_tiles = 0; /* the plan cuts tiles into pieces */
     int all_split = 0;   /* ... all of them */

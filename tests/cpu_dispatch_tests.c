@@ -274,6 +274,10 @@ void test_dispatch(void)
                    {128, 6144, 4096, 6144, HG_KERNEL_SM90_64X96X64_S10_C2X1_TN},
                    {96, 6144, 4096, 6144, HG_KERNEL_SM90_64X96X64_S10_C2X1_TN},
                    {128, 5888, 4096, 5888, HG_KERNEL_SM90_64X96X64_S10_C2X1_TN},
+                   /* ... not at a short k (HG_ONE_WAVE_MIN_K: 96 x 5888 x
+                    * 1024, 12.0 us against 11.1, H100) nor over two units */
+                   {96, 5888, 1024, 5888, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
+                   {160, 6144, 4096, 6144, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {128, 4096, 4096, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {128, 4096, 14336, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {256, 6144, 4096, 6144, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
