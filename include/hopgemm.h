@@ -165,7 +165,8 @@ typedef enum {
     HG_KERNEL_SM90_128X256X64_S4_C1X2_TN = 130,      /* since 0.8.0 */
     HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TN = 131,  /* since 0.9.0 */
     HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TN = 132, /* since 0.9.0 */
-    HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TN = 133  /* since 0.10.0 */
+    HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TN = 133, /* since 0.10.0 */
+    HG_KERNEL_SM90_64X96X64_S10_C2X1_TN = 135          /* since 0.11.0 (134: reserved) */
 } hg_kernel;
 
 /*

@@ -180,6 +180,10 @@ typedef struct {
     /* CTAs of the cluster that split each tile's k (configs.def's CK; 1
      * elsewhere). AUTO weighs such a row only where hg__k_split_fits. */
     int cluster_k;
+    /* 1: AUTO weighs it only over one unit of m in one wave of tiles at a
+     * k of HG_ONE_WAVE_MIN_K or more (HG_FAM_ONE_WAVE_ONLY), the only
+     * products it was measured on. */
+    int one_wave_only;
 } hg__kernel_entry;
 
 /* AUTO's memory floor (hg__estimate), fractions of HG_MODEL_COPY_BW: a
@@ -464,16 +468,34 @@ HG_DECLARE_KERNEL(v6);
  * the one-level sum. */
 #define HG_FAM_SK_TREE(bm, bn, pp) ((bm) * (bn) <= ((pp) ? 1 : 2) * 64 * 128)
 
+/* Whether a staged (not per-thread) row's tile is not whole 128-byte swizzle
+ * spans of a 16-bit C (config.cuh's SWIZZLE_BYTES): 96 columns are one and a
+ * half. Its last chunk's 64-column TMA box would write the next tile's
+ * columns, so the warps copy that chunk out, which only the lean epilogue
+ * (epilogue.cuh's tile_lean) does: such a row is lean (HG_FAM_LEAN). */
+#define HG_FAM_C_SPAN_BYTES 128
+#define HG_FAM_C_ELEM_BYTES 2
+#define HG_FAM_PARTIAL_CHUNK(bn, c_thread) (!(c_thread) && (bn) * HG_FAM_C_ELEM_BYTES % HG_FAM_C_SPAN_BYTES != 0)
+
 /* Whether a family configuration fuses hg_matmul's bias and activation into
  * its epilogue: all but the 256-row tiles (two m64 atoms per consumer), whose
  * staged epilogue spilled with them (ptxas 13.0, 256 x 128: the bf16 kernel,
- * release and profiling builds). */
-#define HG_FAM_FUSES_EPILOGUE(bm, bn) ((bm) != 256)
+ * release and profiling builds), and the lean rows of a partial chunk. */
+/* Whether AUTO weighs the row only where its tiles make one wave over one
+ * unit of m, k of at least HG_ONE_WAVE_MIN_K: the unswapped 64-row tiles
+ * (64 x 96), timed only there (96-128 x 5888-6144 x 4096, H200, 2026-12-05:
+ * 5-29% ahead of the swapped rows AUTO took). At k = 1024 it lost to the 128
+ * x 64 swapped row by 8% (96 x 5888 x 1024, H100), and past one wave it was
+ * not timed against the rows that split their tiles. */
+#define HG_ONE_WAVE_MIN_K 4096
+#define HG_FAM_ONE_WAVE_ONLY(bm, swap) (!(swap) && (bm) == 64)
+
+#define HG_FAM_FUSES_EPILOGUE(bm, bn, c_thread) ((bm) != 256 && !HG_FAM_PARTIAL_CHUNK(bn, c_thread))
 
 /* Whether it writes an fp32 C (HG_C_F32): the rows that fuse hg_matmul's
  * epilogue, staged or swapped (per thread), but not the _ct rows (a 16-bit
  * C only). GENERIC writes the rest. */
-#define HG_FAM_WRITES_F32(bm, bn, c_thread, swap) (HG_FAM_FUSES_EPILOGUE(bm, bn) && ((swap) || !(c_thread)))
+#define HG_FAM_WRITES_F32(bm, bn, c_thread, swap) (HG_FAM_FUSES_EPILOGUE(bm, bn, c_thread) && ((swap) || !(c_thread)))
 /* The refusal of a kernel that does not, for dispatch (hopgemm.c's lacks)
  * and the family's own can_serve alike. */
 #define HG_WHY_NOT_F32 "writes C in the inputs' type only, not fp32 (c_type HG_C_F32)."
@@ -481,16 +503,17 @@ HG_DECLARE_KERNEL(v6);
 /* A consumer's accumulator registers in a family row (config.cuh's
  * ACC_REGS: a consumer's rows, BM / 2 or, ping-pong or a 64-row tile, BM,
  * in m64 atoms of BN / 2 floats, two to a register with fp16 accumulators),
- * and whether that is past the register edge of 128 (config.cuh's LEAN: the
- * row serves beta = 0 only and runs whole tiles only, so AUTO's model gives
- * it no stream-K tail). */
+ * and whether that is past the register edge of 128, or its tile a partial
+ * chunk (config.cuh's LEAN: the row serves beta = 0 only and runs whole tiles
+ * only, so AUTO's model gives it no stream-K tail). */
 #define HG_FAM_ACC_REGS(bm, bn, pp, acc16) \
     (((pp) || (bm) == 64 ? (bm) : (bm) / 2) / 64 * ((bn) / 2) / ((acc16) ? 2 : 1))
-#define HG_FAM_LEAN(bm, bn, pp, acc16) (HG_FAM_ACC_REGS(bm, bn, pp, acc16) > 128)
+#define HG_FAM_LEAN(bm, bn, pp, acc16, c_thread) \
+    (HG_FAM_ACC_REGS(bm, bn, pp, acc16) > 128 || HG_FAM_PARTIAL_CHUNK(bn, c_thread))
 /* Whether it runs whole tiles only (config.cuh's WHOLE_ONLY): lean, or its
  * tiles' k split over its cluster (ck > 1). AUTO's model then gives it no
  * stream-K tail. */
-#define HG_FAM_WHOLE_ONLY(bm, bn, pp, acc16, ck) (HG_FAM_LEAN(bm, bn, pp, acc16) || (ck) > 1)
+#define HG_FAM_WHOLE_ONLY(bm, bn, pp, acc16, c_thread, ck) (HG_FAM_LEAN(bm, bn, pp, acc16, c_thread) || (ck) > 1)
 #define HG_WHY_NOT_BETA "serves beta = 0 only (its consumers have no registers for the old C beside its accumulator; config.cuh's LEAN)."
 
 /* V6 with one mechanism taken away, for the tool's ablations: variant 0 is

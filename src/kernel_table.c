@@ -54,7 +54,7 @@
      (swap) ? (cn) * (bn) : (cm) * (bm),                                                                           \
      (swap) ? (cm) * (bm) : (cn) * (bn),                                                                           \
      1.0 / ((cm) * (cn) * (ck)),                                                                                   \
-     HG_FAM_WHOLE_ONLY(bm, bn, pp, HG_FAM_ACC16_##acc, ck) ? 0 : 64, /* no stream-K tail */                     \
+     HG_FAM_WHOLE_ONLY(bm, bn, pp, HG_FAM_ACC16_##acc, c_thread, ck) ? 0 : 64, /* no stream-K tail */           \
      HG_FAM_SK_WORKER_BYTES(bm, bn, cm, cn, HG_FAM_ACC16_##acc),                                                                       \
      hg__##name##_workspace,                                                                                       \
      HG_FAM_OP_A_##layout,                                                                                         \
@@ -63,35 +63,36 @@
      HG_FAM_SK_MAX_SPLIT(bm, bn),                                                                                  \
      1,                                                                                                            \
      HG_FAM_SK_TREE(bm, bn, pp),                                                                                    \
-     HG_FAM_FUSES_EPILOGUE(bm, bn),                                                                                \
+     HG_FAM_FUSES_EPILOGUE(bm, bn, c_thread),                                                                      \
      1,                                                                                                            \
      HG_FAM_ACC16_##acc,                                                                                           \
      HG_FAM_WRITES_F32(bm, bn, c_thread, swap),                                                                    \
-     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) ? HG_LEAN_LONG_GAIN : 1.0,                                        \
+     HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc, c_thread) ? HG_LEAN_LONG_GAIN : 1.0,                              \
      !(swap) && (cn) > 1 && (cm) == 1 ? 2 : 1,                                                                      \
-     ck},
+     ck,                                                                                                           \
+     HG_FAM_ONE_WAVE_ONLY(bm, swap)},
 
 const hg__kernel_entry hg__kernels[] = {
 #include "family/configs.def"
     {"v6", HG_KERNEL_V6,
      "setmaxnreg 232/40, 128x320 tile, 2-CTA cluster with B multicast, persistent, TMA-store epilogue, 3 stages",
      hg__v6_can_serve, hg__v6_launch, 0.92, 256, 320, 0.5, 64, HG_V6_SK_WORKER_BYTES, hg__v6_workspace, HG_OP_N,
-     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
+     HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1, 0},
     {"v5", HG_KERNEL_V5, "V4 with one wgmma group kept in flight (wait_group 1), 4 stages", hg__v5_can_serve,
-     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
+     hg__v5_launch, 0.92, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1, 0},
     {"v4", HG_KERNEL_V4, "pipeline ring, 1 producer warp + 2 consumer warp groups, 128x256 tile, 3 stages",
-     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
+     hg__v4_can_serve, hg__v4_launch, 0.90, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1, 0},
     {"v3", HG_KERNEL_V3, "warp specialization: producer warp + consumer warp group, full/empty barriers",
-     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
+     hg__v3_can_serve, hg__v3_launch, 0.81, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1, 0},
     {"v2", HG_KERNEL_V2, "V1 with a 3-stage ring of full barriers, loads ahead, block-wide syncs",
-     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
+     hg__v2_can_serve, hg__v2_launch, 0.82, 128, 128, 2.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1, 0},
     {"v1", HG_KERNEL_V1, "wgmma from shared memory (descriptors, 128-byte swizzle), 128x128 tile, 1 stage",
-     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
+     hg__v1_can_serve, hg__v1_launch, 0.77, 128, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1, 0},
     {"v0", HG_KERNEL_V0, "TMA loads, one mbarrier, mma.sync from registers; 64x128 tile, 1 stage",
-     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1},
+     hg__v0_can_serve, hg__v0_launch, 0.51, 64, 128, 3.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0, 0, 0, 0, 0, 1.0, 0, 1, 0},
     {"generic", HG_KERNEL_GENERIC, "mma.sync + ldmatrix, cp.async ring; every layout, size and alignment",
      hg__generic_can_serve, hg__generic_launch, 0.48, 128, 256, 1.0, 0, 0, NULL, HG_OP_N, HG_OP_T, 0, HG_SK_MAX_SPLIT, 0, 0,
-     1, 1, 0, 1, 1.0, 0, 1},
+     1, 1, 0, 1, 1.0, 0, 1, 0},
 };
 
 #undef HG_FAMILY_CONFIG
@@ -149,6 +150,7 @@ double hg__estimate_grid(const hg__kernel_entry *k, const hg__problem *p, const 
         !(k_split_rounds || (tiles < 9e15 && hg__k_split_fits((int64_t)tiles, (int64_t)slots, (int64_t)m_units))))
         return 0.0;
     if (tiles <= 0 || slots < 1) return 0.0;
+    if (k->one_wave_only && !(m_units == 1.0 && tiles <= slots && p->k >= HG_ONE_WAVE_MIN_K)) return 0.0;
     double waves = ceil(tiles / slots);
     int split_tiles = 0; /* the plan cuts tiles into pieces */
     int all_split = 0;   /* ... all of them */

@@ -37,9 +37,10 @@ static void lean_row(hg_handle h, const void *A, const void *B, void *C)
     const hg_kernel lean = HG_KERNEL_SM90_256X176X64_S3_C1X2_TN;
     const hg__kernel_entry *e = hg__find_kernel(lean);
     if (e == NULL) return; /* a build without the family */
-    CHECK(e->unit_k == 0 && HG_FAM_LEAN(256, 176, 0, 0) && !HG_FAM_LEAN(128, 256, 0, 0) &&
-              !HG_FAM_LEAN(128, 128, 1, 0) && !HG_FAM_LEAN(256, 256, 0, 1),
-          "only the 176-accumulator row is lean, and AUTO's model gives it no stream-K tail");
+    CHECK(e->unit_k == 0 && HG_FAM_LEAN(256, 176, 0, 0, 0) && !HG_FAM_LEAN(128, 256, 0, 0, 0) &&
+              !HG_FAM_LEAN(128, 128, 1, 0, 0) && !HG_FAM_LEAN(256, 256, 0, 1, 0) &&
+              HG_FAM_LEAN(64, 96, 0, 0, 0) && !HG_FAM_LEAN(128, 32, 0, 0, 1),
+          "lean: the 176-accumulator row and a staged tile of partial chunks (64 x 96), not a per-thread C; AUTO's model gives a lean row no stream-K tail");
     hg_kernel k = HG_KERNEL_AUTO;
     CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "choose auto");
     hg_matmul_desc md = HG_MATMUL_DESC_INIT;
@@ -266,7 +267,17 @@ void test_dispatch(void)
                    {64, 57344, 8192, 57344, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 8192, 8192, 8192, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
                    {128, 1024, 4096, 1024, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
-                   {128, 6144, 4096, 6144, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
+                   /* one wave of the 64 x 96 row's whole tiles over one
+                    * unit of m (HG_FAM_ONE_WAVE_ONLY): 96-128 x 5888-6144 x
+                    * 4096 bf16, 20.1-22.3 us against 21.9-28.2 on the
+                    * swapped rows (H200, 2026-12-05, fresh 3) */
+                   {128, 6144, 4096, 6144, HG_KERNEL_SM90_64X96X64_S10_C2X1_TN},
+                   {96, 6144, 4096, 6144, HG_KERNEL_SM90_64X96X64_S10_C2X1_TN},
+                   {128, 5888, 4096, 5888, HG_KERNEL_SM90_64X96X64_S10_C2X1_TN},
+                   /* ... not at a short k (HG_ONE_WAVE_MIN_K: 96 x 5888 x
+                    * 1024, 12.0 us against 11.1, H100) nor over two units */
+                   {96, 5888, 1024, 5888, HG_KERNEL_SM90_128X64X64_S8_C1X1_SWAP_TN},
+                   {160, 6144, 4096, 6144, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},
                    {128, 4096, 4096, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {128, 4096, 14336, 4096, HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN},
                    {256, 6144, 4096, 6144, HG_KERNEL_SM90_128X128X64_S6_C1X1_SWAP_TN},

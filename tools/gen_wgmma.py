@@ -8,7 +8,7 @@ The register lists are too long to write by hand; run
 `python3 tools/gen_wgmma.py` after changing SHAPES."""
 import sys
 
-SHAPES = [8, 16, 32, 64, 128, 160, 176, 192, 256]
+SHAPES = [8, 16, 32, 64, 96, 128, 160, 176, 192, 256]
 TYPES = [("f16", "f16"), ("bf16", "bf16")]
 F16_ACC_SHAPES = [128, 256]
 

@@ -146,7 +146,7 @@ struct hg_fam_cfg {
      * only the beta = 0 steps (epilogue.cuh's tile_lean), it serves
      * beta = 0 only and runs whole tiles only (host.cuh;
      * hg_internal.h's HG_FAM_LEAN tells dispatch and AUTO's model). */
-    static constexpr bool LEAN = ACC_REGS > ACC_REGS_EDGE;
+    static constexpr bool LEAN = ACC_REGS > ACC_REGS_EDGE || HG_FAM_PARTIAL_CHUNK(BN, C_THREAD);
     /* Whole tiles only, no stream-K tail or fixup: a lean row, and a k
      * split in the cluster (its pieces are the cluster's CTAs). host.cuh's
      * plan, the kernel and (hg_internal.h's HG_FAM_WHOLE_ONLY) AUTO's model
@@ -164,7 +164,7 @@ struct hg_fam_cfg {
     /* Whether the staged epilogue applies hg_matmul's bias and activation:
      * not where its code spills (hg_internal.h's HG_FAM_FUSES_EPILOGUE
      * says the same to dispatch). */
-    static constexpr bool FUSES_EPILOGUE = HG_FAM_FUSES_EPILOGUE(BM, BN);
+    static constexpr bool FUSES_EPILOGUE = HG_FAM_FUSES_EPILOGUE(BM, BN, C_THREAD);
     /* Whether it runs a strided batch (else one product per call): a batch
      * holds the tile's product in a register across the mainloop, which the
      * two-atom consumers (256 x 128) and the _ct rows' per-thread stores of
@@ -328,7 +328,7 @@ struct hg_fam_cfg {
     static_assert(WG_M % MMA_M == 0 && M_ATOMS >= 1, "a consumer's rows are whole m64 atoms");
     static_assert(BN <= MMA_N_MAX && (C_THREAD || BN % EPI_PART_COLS == 0),
                   "BN: one wgmma wide, and for the staged epilogue a partial last chunk of whole stmatrix groups");
-    static_assert(BN == 8 || BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 176 || BN == 192 || BN == 256,
+    static_assert(BN == 8 || BN == 16 || BN == 32 || BN == 64 || BN == 96 || BN == 128 || BN == 176 || BN == 192 || BN == 256,
                   "no wgmma wrapper for this BN (tools/gen_wgmma.py)");
     static_assert(ACC_REGS % 4 == 0, "stream-K partials move float4s");
     static_assert(!LEAN || (!FUSES_EPILOGUE && !C_THREAD && !PINGPONG && !ACC16),

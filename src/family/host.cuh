@@ -184,9 +184,9 @@ template <class Cfg, int DT> struct hg_fam_host {
                   "hg_internal.h's HG_FAM_SK_WORKER_BYTES must match the kernel's partials");                  \
     static_assert(HG_FAM_WRITES_F32(bm, bn, c_thread, swap) == hg__cfg_##name::WRITES_F32,                            \
                   "hg_internal.h's HG_FAM_WRITES_F32 must match the kernel's");                                 \
-    static_assert(HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc) == hg__cfg_##name::LEAN,                             \
+    static_assert(HG_FAM_LEAN(bm, bn, pp, HG_FAM_ACC16_##acc, c_thread) == hg__cfg_##name::LEAN,                   \
                   "hg_internal.h's HG_FAM_LEAN must match the kernel's");                                         \
-    static_assert(HG_FAM_WHOLE_ONLY(bm, bn, pp, HG_FAM_ACC16_##acc, ck) == hg__cfg_##name::WHOLE_ONLY,            \
+    static_assert(HG_FAM_WHOLE_ONLY(bm, bn, pp, HG_FAM_ACC16_##acc, c_thread, ck) == hg__cfg_##name::WHOLE_ONLY,  \
                   "hg_internal.h's HG_FAM_WHOLE_ONLY must match the kernel's");
 #include "configs.def"
 #undef HG_FAMILY_CONFIG

@@ -408,7 +408,7 @@ static __device__ __forceinline__ uint64_t hg_wgmma_desc_sw128_mn(uint32_t smem_
 template <int N, int DT, int TA = 0, int TB = 0>
 static __device__ __forceinline__ void hg_wgmma_m64k16(float *d, uint64_t da, uint64_t db, int scale_d)
 {
-    static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128 || N == 160 || N == 176 || N == 192 || N == 256, "no wrapper for this N");
+    static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 96 || N == 128 || N == 160 || N == 176 || N == 192 || N == 256, "no wrapper for this N");
     if constexpr (N == 8) {
         if constexpr (DT == 0) hg_wgmma_m64n8k16_f32_f16<TA, TB>(d, da, db, scale_d);
         else hg_wgmma_m64n8k16_f32_bf16<TA, TB>(d, da, db, scale_d);
@@ -421,6 +421,9 @@ static __device__ __forceinline__ void hg_wgmma_m64k16(float *d, uint64_t da, ui
     } else if constexpr (N == 64) {
         if constexpr (DT == 0) hg_wgmma_m64n64k16_f32_f16<TA, TB>(d, da, db, scale_d);
         else hg_wgmma_m64n64k16_f32_bf16<TA, TB>(d, da, db, scale_d);
+    } else if constexpr (N == 96) {
+        if constexpr (DT == 0) hg_wgmma_m64n96k16_f32_f16<TA, TB>(d, da, db, scale_d);
+        else hg_wgmma_m64n96k16_f32_bf16<TA, TB>(d, da, db, scale_d);
     } else if constexpr (N == 128) {
         if constexpr (DT == 0) hg_wgmma_m64n128k16_f32_f16<TA, TB>(d, da, db, scale_d);
         else hg_wgmma_m64n128k16_f32_bf16<TA, TB>(d, da, db, scale_d);
