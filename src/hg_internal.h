@@ -481,6 +481,8 @@ HG_DECLARE_KERNEL(v6);
  * its epilogue: all but the 256-row tiles (two m64 atoms per consumer), whose
  * staged epilogue spilled with them (ptxas 13.0, 256 x 128: the bf16 kernel,
  * release and profiling builds), and the lean rows of a partial chunk. */
+#define HG_FAM_FUSES_EPILOGUE(bm, bn, c_thread) ((bm) != 256 && !HG_FAM_PARTIAL_CHUNK(bn, c_thread))
+
 /* Whether AUTO weighs the row only where its tiles make one wave over one
  * unit of m, k of at least HG_ONE_WAVE_MIN_K: the unswapped 64-row tiles
  * (64 x 96), timed only there (96-128 x 5888-6144 x 4096, H200, 2026-12-05:
@@ -489,8 +491,6 @@ HG_DECLARE_KERNEL(v6);
  * not timed against the rows that split their tiles. */
 #define HG_ONE_WAVE_MIN_K 4096
 #define HG_FAM_ONE_WAVE_ONLY(bm, swap) (!(swap) && (bm) == 64)
-
-#define HG_FAM_FUSES_EPILOGUE(bm, bn, c_thread) ((bm) != 256 && !HG_FAM_PARTIAL_CHUNK(bn, c_thread))
 
 /* Whether it writes an fp32 C (HG_C_F32): the rows that fuse hg_matmul's
  * epilogue, staged or swapped (per thread), but not the _ct rows (a 16-bit
