@@ -15,11 +15,16 @@
  *   build/prof/v6-profile m n k SECONDS cublas
  * times cublasGemmEx (default algorithm, fp32 compute) the same way instead,
  * for the same three figures on cuBLAS's kernel, and
- *   build/prof/v6-profile m n k SECONDS KERNEL [BETA]   (SECONDS may be 0)
+ *   build/prof/v6-profile m n k SECONDS KERNEL [BETA [BATCH]]   (SECONDS may be 0)
  * any registered kernel of --list: the same three figures, and for the
  * family's configurations (sm90_...) their counters, which have V6's fields
  * (src/kernels/prof.cuh); BETA (default 0) is hg_gemm's beta, C holding
- * what the previous launch wrote.
+ * what the previous launch wrote; BATCH (default 1) runs a strided batch of
+ * that many packed products through hg_matmul (cuBLAS:
+ * cublasGemmStridedBatchedEx), the counters then covering the whole batch;
+ * SHARE (after BATCH: a, b or ab) gives the shared operands stride 0, one
+ * matrix every product reads (what the batch costs beyond its operands;
+ * the family's rows refuse it, cuBLAS takes it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,21 +67,28 @@ static int fill_random(void *dst, size_t count, uint64_t seed)
 
 static cublasHandle_t cublas; /* set: time cuBLAS instead of V6 */
 static float beta;             /* hg_gemm's beta (cuBLAS runs beta = 0) */
+static int64_t batch = 1;      /* packed products a launch */
+static int share_a, share_b;   /* stride 0: one A (B) for every product */
 
 static int launch(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, void *b, void *c)
 {
     if (cublas) {
         /* Row-major C = A B^T is column-major C^T = B A^T. */
         const float one = 1.0f, zero = 0.0f;
-        if (cublasGemmEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, CUDA_R_16F, (int)k, a,
-                         CUDA_R_16F, (int)k, &zero, c, CUDA_R_16F, (int)n, CUBLAS_COMPUTE_32F,
-                         CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
+        const long long sa = share_a ? 0 : m * k, sb = share_b ? 0 : n * k;
+        if (cublasGemmStridedBatchedEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, CUDA_R_16F,
+                                       (int)k, sb, a, CUDA_R_16F, (int)k, sa, &zero, c, CUDA_R_16F, (int)n, m * n,
+                                       (int)batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
             printf("v6-profile: cublasGemmEx failed\n");
             return -1;
         }
         return 0;
     }
-    if (hg_gemm(h, HG_OP_N, HG_OP_T, m, n, k, 1.0f, a, k, b, k, beta, c, n, HG_F16) != HG_STATUS_SUCCESS) {
+    hg_matmul_desc d = HG_MATMUL_DESC_INIT;
+    d.opA = HG_OP_N, d.opB = HG_OP_T, d.m = m, d.n = n, d.k = k, d.beta = beta;
+    d.A = a, d.lda = k, d.B = b, d.ldb = k, d.C = c, d.ldc = n;
+    d.batch_count = batch, d.stride_a = share_a ? 0 : m * k, d.stride_b = share_b ? 0 : n * k, d.stride_c = m * n;
+    if (hg_matmul(h, &d) != HG_STATUS_SUCCESS) {
         printf("v6-profile: %s\n", hg_last_error(h));
         return -1;
     }
@@ -110,7 +122,7 @@ static void timed_run(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, voi
     }
     if (have_nvml) tool_nvml_energy_mj(&mj1);
     double per = ms / launches;
-    double flops = 2.0 * (double)m * (double)n * (double)k;
+    double flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
     printf("timed: %d launches, %.4f ms each (%.1f TFLOPS)", launches, per, flops / per / 1e9);
     if (samples) printf(", SM clock %.0f MHz", clock_sum / samples);
     if (have_nvml && mj1 > mj0)
@@ -143,8 +155,8 @@ static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int6
         free(rows);
         return -1;
     }
-    printf("%s %lldx%lldx%lld fp16 TN, %d CTAs, cycles (SM clock) per CTA\n", kernel, (long long)m, (long long)n,
-           (long long)k, ctas);
+    printf("%s %lld x %lldx%lldx%lld fp16 TN, %d CTAs, cycles (SM clock) per CTA\n", kernel, (long long)batch,
+           (long long)m, (long long)n, (long long)k, ctas);
     printf("%-20s %12s %12s %12s %8s\n", "count", "mean", "min", "max", "of total");
     double total = 0;
     for (int i = 0; i < ctas; i++) total += rows[i * HG_V6_PROF_FIELDS + HG_V6_PROF_TOTAL];
@@ -190,21 +202,24 @@ int main(int argc, char **argv)
     if (argc >= 4) m = atoll(argv[1]), n = atoll(argv[2]), k = atoll(argv[3]);
     if (argc >= 5) seconds = atof(argv[4]);
     if (argc >= 7) beta = (float)atof(argv[6]);
+    if (argc >= 8) batch = atoll(argv[7]);
+    if (batch < 1) batch = 1;
+    if (argc >= 9) share_a = strchr(argv[8], 'a') != NULL, share_b = strchr(argv[8], 'b') != NULL;
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) {
         printf("v6-profile: no GPU\n");
         return 1;
     }
     void *a, *b, *c;
-    if (cudaMalloc(&a, (size_t)m * k * 2) || cudaMalloc(&b, (size_t)n * k * 2) || cudaMalloc(&c, (size_t)m * n * 2)) {
+    const size_t na = (size_t)(batch * m * k), nb = (size_t)(batch * n * k), nc = (size_t)(batch * m * n);
+    if (cudaMalloc(&a, na * 2) || cudaMalloc(&b, nb * 2) || cudaMalloc(&c, nc * 2)) {
         printf("v6-profile: cudaMalloc failed\n");
         return 1;
     }
     /* Uniform in [-1, 1), as hopgemm-bench draws them: the values do not
      * change the cycles, but they change the power (constant inputs drew 440
      * W against 690 W at 8192^3 on the H200), and so the clock. */
-    if (fill_random(a, (size_t)m * k, 1) != 0 || fill_random(b, (size_t)n * k, 2) != 0 ||
-        cudaMemset(c, 0, (size_t)m * n * 2) != cudaSuccess) {
+    if (fill_random(a, na, 1) != 0 || fill_random(b, nb, 2) != 0 || cudaMemset(c, 0, nc * 2) != cudaSuccess) {
         printf("v6-profile: cannot fill the inputs\n");
         return 1;
     }
