@@ -15,7 +15,7 @@
  *   build/prof/v6-profile m n k SECONDS cublas
  * times cublasGemmEx (default algorithm, fp32 compute) the same way instead,
  * for the same three figures on cuBLAS's kernel, and
- *   build/prof/v6-profile m n k SECONDS KERNEL [BETA [BATCH]]   (SECONDS may be 0)
+ *   build/prof/v6-profile m n k SECONDS KERNEL [BETA [BATCH [SHARE]]]   (SECONDS may be 0)
  * any registered kernel of --list: the same three figures, and for the
  * family's configurations (sm90_...) their counters, which have V6's fields
  * (src/kernels/prof.cuh); BETA (default 0) is hg_gemm's beta, C holding
@@ -68,18 +68,18 @@ static int fill_random(void *dst, size_t count, uint64_t seed)
 static cublasHandle_t cublas; /* set: time cuBLAS instead of V6 */
 static float beta;             /* hg_gemm's beta (cuBLAS runs beta = 0) */
 static int64_t batch = 1;      /* packed products a launch */
-static int share_a, share_b;   /* stride 0: one A (B) for every product */
+static int64_t stride_a, stride_b; /* elements from one product's A (B) to the next's; 0: shared */
 
 static int launch(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, void *b, void *c)
 {
     if (cublas) {
         /* Row-major C = A B^T is column-major C^T = B A^T. */
         const float one = 1.0f, zero = 0.0f;
-        const long long sa = share_a ? 0 : m * k, sb = share_b ? 0 : n * k;
         if (cublasGemmStridedBatchedEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, CUDA_R_16F,
-                                       (int)k, sb, a, CUDA_R_16F, (int)k, sa, &zero, c, CUDA_R_16F, (int)n, m * n,
-                                       (int)batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
-            printf("v6-profile: cublasGemmEx failed\n");
+                                       (int)k, stride_b, a, CUDA_R_16F, (int)k, stride_a, &zero, c, CUDA_R_16F, (int)n,
+                                       m * n, (int)batch, CUBLAS_COMPUTE_32F,
+                                       CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
+            printf("v6-profile: cublasGemmStridedBatchedEx failed\n");
             return -1;
         }
         return 0;
@@ -87,7 +87,7 @@ static int launch(hg_handle h, int64_t m, int64_t n, int64_t k, void *a, void *b
     hg_matmul_desc d = HG_MATMUL_DESC_INIT;
     d.opA = HG_OP_N, d.opB = HG_OP_T, d.m = m, d.n = n, d.k = k, d.beta = beta;
     d.A = a, d.lda = k, d.B = b, d.ldb = k, d.C = c, d.ldc = n;
-    d.batch_count = batch, d.stride_a = share_a ? 0 : m * k, d.stride_b = share_b ? 0 : n * k, d.stride_c = m * n;
+    d.batch_count = batch, d.stride_a = stride_a, d.stride_b = stride_b, d.stride_c = m * n;
     if (hg_matmul(h, &d) != HG_STATUS_SUCCESS) {
         printf("v6-profile: %s\n", hg_last_error(h));
         return -1;
@@ -204,14 +204,17 @@ int main(int argc, char **argv)
     if (argc >= 7) beta = (float)atof(argv[6]);
     if (argc >= 8) batch = atoll(argv[7]);
     if (batch < 1) batch = 1;
-    if (argc >= 9) share_a = strchr(argv[8], 'a') != NULL, share_b = strchr(argv[8], 'b') != NULL;
+    const int share_a = argc >= 9 && strchr(argv[8], 'a') != NULL, share_b = argc >= 9 && strchr(argv[8], 'b') != NULL;
+    stride_a = share_a ? 0 : m * k, stride_b = share_b ? 0 : n * k;
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) {
         printf("v6-profile: no GPU\n");
         return 1;
     }
     void *a, *b, *c;
-    const size_t na = (size_t)(batch * m * k), nb = (size_t)(batch * n * k), nc = (size_t)(batch * m * n);
+    /* A shared operand is one matrix. */
+    const size_t na = (size_t)(share_a ? m * k : batch * m * k), nb = (size_t)(share_b ? n * k : batch * n * k);
+    const size_t nc = (size_t)(batch * m * n);
     if (cudaMalloc(&a, na * 2) || cudaMalloc(&b, nb * 2) || cudaMalloc(&c, nc * 2)) {
         printf("v6-profile: cudaMalloc failed\n");
         return 1;
