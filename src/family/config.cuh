@@ -147,6 +147,8 @@ struct hg_fam_cfg {
      * beta = 0 only and runs whole tiles only (host.cuh;
      * hg_internal.h's HG_FAM_LEAN tells dispatch and AUTO's model). */
     static constexpr bool LEAN = ACC_REGS > ACC_REGS_EDGE || HG_FAM_PARTIAL_CHUNK(BN, C_THREAD);
+    static_assert(HG_FAM_C_SPAN_BYTES == SWIZZLE_BYTES && HG_FAM_C_ELEM_BYTES == ELEM_BYTES,
+                  "hg_internal.h's partial-chunk test (for dispatch's C) measures the same span as this row");
     /* Whole tiles only, no stream-K tail or fixup: a lean row, and a k
      * split in the cluster (its pieces are the cluster's CTAs). host.cuh's
      * plan, the kernel and (hg_internal.h's HG_FAM_WHOLE_ONLY) AUTO's model
