@@ -226,7 +226,11 @@ double hg__estimate_grid(const hg__kernel_entry *k, const hg__problem *p, const 
     const double a_reads = from_hbm_per_tile && a_bytes > HG_MODEL_L2_RESIDENT ? n_units : 1.0;
     const double b_reads = from_hbm_per_tile && b_bytes > HG_MODEL_L2_RESIDENT ? m_units : 1.0;
     const double c_bytes = hg__c_traffic_bytes(p);
-    const double bytes = batch * (a_bytes * a_reads + c_bytes + b_bytes * (split_tiles ? b_passes * b_reads : 1.0));
+    /* A batch's shared operand (stride 0) comes from HBM once. */
+    const double a_batch = p->batch > 1 && p->stride_a == 0 ? 1.0 : batch;
+    const double b_batch = p->batch > 1 && p->stride_b == 0 ? 1.0 : batch;
+    const double bytes = a_batch * a_bytes * a_reads + batch * c_bytes +
+                         b_batch * b_bytes * (split_tiles ? b_passes * b_reads : 1.0);
     const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);
     /* (an unswapped whole wave on the floor with A multicast streams as
      * a swapped row does: hg_internal.h) */

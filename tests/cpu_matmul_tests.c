@@ -77,7 +77,6 @@ void test_matmul_batch(void)
         int64_t sa, sb, sc;
         const char *what;
     } odd[] = {{SA + 3, SB, SC, "stride_a off 8 elements"},
-               {SA, 0, SC, "one B for every product"},
                {SA - 8, SB, SC, "A's products overlapping"},
                {SA, SB, SC + 4, "stride_c off 8 elements"}};
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
@@ -90,6 +89,26 @@ void test_matmul_batch(void)
         CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "stride"),
               "%s: 128 x 256 refuses: %s", odd[i].what, hg_last_error(h));
     }
+    /* One A, one B or both for every product (stride 0) is a map whose
+     * third stride is 0: the family's. C's products may not share. */
+    static const struct {
+        int64_t sa, sb;
+        const char *what;
+    } shared[] = {{SA, 0, "one B"}, {0, SB, "one A"}, {0, 0, "one A and one B"}};
+    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+        t = d;
+        t.stride_a = shared[i].sa, t.stride_b = shared[i].sb;
+        CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "AUTO");
+        CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && k != HG_KERNEL_GENERIC,
+              "%s for every product: AUTO plans the family (%s; %s)", shared[i].what, hg_kernel_name(k),
+              hg_last_error(h));
+        CHECK(hg_set_kernel(h, HG_KERNEL_SM90_128X256X64_S4_C2X1_TN) == HG_STATUS_SUCCESS, "128 x 256");
+        CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS, "%s for every product: 128 x 256 takes it (%s)",
+              shared[i].what, hg_last_error(h));
+    }
+    t = d;
+    t.stride_c = 0;
+    CHECK(rejects(h, &t, "stride_c"), "every product on one C: %s", hg_last_error(h));
     /* ... but a C stride the swapped rows write per thread is theirs; the
      * _ct rows and 256 x 128 run one product per call. */
     t = d;

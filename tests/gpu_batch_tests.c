@@ -3,8 +3,8 @@
  * that runs a batch, on products with partial tiles, a decode-sized m, a
  * stream-K split, strides with gaps, a bias per product; each product
  * checked against the float64 reference and the gaps between C's products
- * left untouched. Strides TMA cannot step by run GENERIC under AUTO, and a
- * family kernel chosen by hand refuses them.
+ * left untouched; a shared A or B (stride 0). Strides TMA cannot step by run
+ * GENERIC under AUTO, and a family kernel chosen by hand refuses them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +13,12 @@
 #include "gpu_common.h"
 #include "testlib.h"
 
+enum { SHARE_A = 1, SHARE_B = 2 };
+
 typedef struct {
     int64_t batch;
     int64_t gap;  /* elements between one product's A (B, C) and the next's */
-    int share_b;  /* stride_b = 0: one B for every product */
+    int share;    /* SHARE_A, SHARE_B: that operand's stride 0, one matrix for every product */
     int bias;     /* a bias per product (stride_bias = n) */
     hg_activation act;
     hg_c_type ct; /* C's elements (the gap counts them) */
@@ -35,7 +37,8 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
     const int64_t lda = (cols_a + c->pad + 7) / 8 * 8, ldb = (cols_b + c->pad + 7) / 8 * 8;
     const int64_t ldc = (c->n + c->pad + 7) / 8 * 8;
     const int64_t na1 = rows_a * lda, nb1 = rows_b * ldb, nc1 = c->m * ldc;
-    const int64_t sa = na1 + bs->gap, sb = bs->share_b ? 0 : nb1 + bs->gap, sc = nc1 + bs->gap;
+    const int64_t sa = bs->share & SHARE_A ? 0 : na1 + bs->gap, sb = bs->share & SHARE_B ? 0 : nb1 + bs->gap;
+    const int64_t sc = nc1 + bs->gap;
     const int64_t sbias = bs->bias ? c->n : 0;
     const int64_t na = (bs->batch - 1) * sa + na1, nb = (bs->batch - 1) * sb + nb1, nc = (bs->batch - 1) * sc + nc1;
     const int64_t nbias = bs->bias ? bs->batch * c->n : 0;
@@ -71,10 +74,10 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
              (!nbias || cuda_ok(cudaMemcpy(dBias, hBias, (size_t)nbias * 2, cudaMemcpyHostToDevice), "copy bias"));
     }
     char what[220];
-    snprintf(what, sizeof what, "%s %s%s %s batch %lld of m=%lld n=%lld k=%lld gap=%lld%s%s%s%s", hg_kernel_name(kid),
+    snprintf(what, sizeof what, "%s %s%s %s batch %lld of m=%lld n=%lld k=%lld gap=%lld%s%s%s%s%s", hg_kernel_name(kid),
              c->opA == HG_OP_N ? "T" : "N", c->opB == HG_OP_N ? "T" : "N", dt == HG_BF16 ? "bf16" : "f16",
              (long long)bs->batch, (long long)c->m, (long long)c->n, (long long)c->k, (long long)bs->gap,
-             bs->share_b ? " shared B" : "", bs->bias ? " bias" : "", bs->act == HG_ACT_GELU_TANH ? " gelu" : "",
+             bs->share & SHARE_A ? " shared A" : "", bs->share & SHARE_B ? " shared B" : "", bs->bias ? " bias" : "", bs->act == HG_ACT_GELU_TANH ? " gelu" : "",
              bs->ct == HG_C_F32 ? " c=f32" : "");
     int result = 0;
     if (ok) {
@@ -119,6 +122,21 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
     return result;
 }
 
+/* run_batch_case, and where a lean row refuses beta (it serves beta = 0
+ * only; gpu/family checks that refusal) the same batch again without the
+ * old C. -1: refused, hg_last_error says why. */
+static int run_batch_case_lean(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, const batch_spec *bs)
+{
+    hg_status refused = HG_STATUS_SUCCESS;
+    const int r = run_batch_case(h, kid, c, dt, bs, &refused);
+    if (r < 0 && c->beta != 0.0f && strstr(hg_last_error(h), "beta = 0 only") != NULL) {
+        gcase t = *c;
+        t.beta = 0.0f;
+        return run_batch_case(h, kid, &t, dt, bs, &refused);
+    }
+    return r;
+}
+
 static const gcase batch_cases[] = {
     {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0, 0},  /* nothing a multiple */
     {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0, 0},     /* m of 1 */
@@ -137,26 +155,21 @@ static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__ke
     };
     const size_t ncases = sizeof batch_cases / sizeof batch_cases[0];
     if (e && !e->batched) return 0; /* the series: cpu/matmul_batch checks its refusal */
-    for (int dt = 0; dt < 2; dt++)
+    int runs_batches = 1;           /* else a family row that runs one product per call */
+    for (int dt = 0; dt < 2 && runs_batches; dt++)
         for (size_t c = 0; c < ncases; c++) {
             if (hg_gpu_quick && c == ncases - 1) continue;
             gcase t = batch_cases[c];
             if (e) t.opA = e->op_a, t.opB = e->op_b;
             batch_spec bs = specs[(c + (size_t)dt) % (sizeof specs / sizeof specs[0])];
             if (e && !e->fuses_epilogue) bs.bias = 0, bs.act = HG_ACT_NONE; /* gpu/epilogue checks its refusal */
-            hg_status refused = HG_STATUS_SUCCESS;
-            int r = run_batch_case(h, kid, &t, (hg_dtype)dt, &bs, &refused);
-            if (r < 0 && t.beta != 0.0f && strstr(hg_last_error(h), "beta = 0 only") != NULL) {
-                /* A lean row serves beta = 0 only (gpu/family checks that
-                 * refusal): the same batch again without the old C. */
-                t.beta = 0.0f;
-                r = run_batch_case(h, kid, &t, (hg_dtype)dt, &bs, &refused);
-            }
+            const int r = run_batch_case_lean(h, kid, &t, (hg_dtype)dt, &bs);
             if (r < 0) {
                 /* Only a family row that runs one product per call may
                  * refuse, and it says so. */
                 CHECK(strstr(hg_last_error(h), "one product per call") != NULL,
                       "%s refuses a batch it should run: %s", name, hg_last_error(h));
+                runs_batches = 0;
                 break;
             }
         }
@@ -171,13 +184,29 @@ static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__ke
         if (e) t.opA = e->op_a, t.opB = e->op_b;
         run_batch_case(h, kid, &t, HG_F16, &f32, NULL);
     }
+    if (runs_batches) {
+        /* A shared operand (stride 0: a map whose third stride is 0, or
+         * GENERIC's pointer arithmetic): one B for all; one A for all over
+         * several tiles a CTA; both, with beta; one B with m = 1. */
+        static const struct {
+            size_t c;
+            batch_spec bs;
+        } shared[] = {{0, {4, 0, SHARE_B, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
+                      {3, {3, 8, SHARE_A, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
+                      {2, {3, 16, SHARE_A | SHARE_B, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
+                      {1, {5, 0, SHARE_B, 0, HG_ACT_NONE, HG_C_AS_INPUTS}}};
+        for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+            gcase t = batch_cases[shared[i].c];
+            if (e) t.opA = e->op_a, t.opB = e->op_b;
+            CHECK(run_batch_case_lean(h, kid, &t, i % 2 ? HG_BF16 : HG_F16, &shared[i].bs) >= 0,
+                  "%s refuses a shared operand: %s", name, hg_last_error(h));
+        }
+    }
     gcase t = batch_cases[0];
     if (!e || e->id == HG_KERNEL_GENERIC) {
-        /* What TMA cannot step by: an odd gap, one B for all. */
-        const batch_spec odd = {3, 3, 0, 1, HG_ACT_RELU, HG_C_AS_INPUTS},
-                         shared = {4, 0, 1, 0, HG_ACT_NONE, HG_C_AS_INPUTS};
+        /* What TMA cannot step by: an odd gap. */
+        const batch_spec odd = {3, 3, 0, 1, HG_ACT_RELU, HG_C_AS_INPUTS};
         run_batch_case(h, kid, &t, HG_BF16, &odd, NULL);
-        run_batch_case(h, kid, &t, HG_F16, &shared, NULL);
     } else {
         /* A family row refuses an odd gap with a sentence. */
         t.opA = e->op_a, t.opB = e->op_b;

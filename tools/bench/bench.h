@@ -82,6 +82,9 @@ extern const char *const v6_variants[];
 #define V6_VARIANTS 5
 typedef enum { MODE_MAIN, MODE_CHILD, MODE_NCU_CHILD } run_mode;
 
+/* --share's operands: stride 0, one matrix every product of the batch reads. */
+enum { SHARE_A = 1, SHARE_B = 2 };
+
 typedef struct {
     const char *kernel_arg; /* as given; children get it verbatim */
     sel sels[MAX_SEL];
@@ -93,6 +96,7 @@ typedef struct {
     hg_dtype dtype;
     float alpha, beta;
     int64_t batch;          /* --batch: products of a strided batch, packed one after another */
+    int share;              /* --share: SHARE_A | SHARE_B, that operand one matrix for every product (stride 0) */
     bool bias;              /* --bias: hg_matmul with a random bias of n elements */
     hg_activation act;      /* --act */
     hg_compute compute;     /* --compute: hg_matmul's accumulation, and cuBLAS's */
@@ -245,6 +249,7 @@ const char *epilogue_name(const options *o);
 /* --c-type as the command line and the CSV's c_type column write it:
  * inputs or f32. */
 const char *c_type_name(hg_c_type t);
+const char *share_name(int share); /* "a", "b", "ab", or "none" */
 /* The call the options describe, as hg_matmul takes it (bias used only
  * with --bias). */
 hg_matmul_desc call_desc(const options *o, const void *A, int64_t lda, const void *B, int64_t ldb, void *C,

@@ -24,6 +24,11 @@ const char *dtype_name(hg_dtype d) { return d == HG_BF16 ? "bf16" : "f16"; }
 
 const char *c_type_name(hg_c_type t) { return t == HG_C_F32 ? "f32" : "inputs"; }
 
+const char *share_name(int share)
+{
+    return share == (SHARE_A | SHARE_B) ? "ab" : share == SHARE_A ? "a" : share == SHARE_B ? "b" : "none";
+}
+
 hg_matmul_desc call_desc(const options *o, const void *A, int64_t lda, const void *B, int64_t ldb, void *C,
                          int64_t ldc, const void *bias)
 {
@@ -72,6 +77,8 @@ void usage(FILE *f)
             "                           packed one after another; cublas runs\n"
             "                           cublasGemmStridedBatchedEx, cublas-best cuBLASLt with\n"
             "                           the batch (default 1)\n"
+            "  --share a|b|ab|none      with --batch: that operand is one matrix every product\n"
+            "                           reads (stride 0; default none)\n"
             "  --compute 32f|16f        the accumulation (hg_matmul's compute; fp16 only for\n"
             "                           16f): 16f lets the _f16acc kernels run, cublas and\n"
             "                           cublas-best run CUBLAS_COMPUTE_16F, and the check's\n"
@@ -300,6 +307,12 @@ int parse_option(options *o, const char *name, const char *v)
     } else if (strcmp(name, "--batch") == 0) {
         if (!parse_i64(v, 1, INT32_MAX, &i64)) return usage_error("bad --batch '%s' (1 to 2^31 - 1)", v);
         o->batch = i64;
+    } else if (strcmp(name, "--share") == 0) {
+        if (strcasecmp(v, "a") == 0) o->share = SHARE_A;
+        else if (strcasecmp(v, "b") == 0) o->share = SHARE_B;
+        else if (strcasecmp(v, "ab") == 0) o->share = SHARE_A | SHARE_B;
+        else if (strcasecmp(v, "none") == 0) o->share = 0;
+        else return usage_error("bad --share '%s' (a, b, ab or none)", v);
     } else if (strcmp(name, "--compute") == 0) {
         if (strcasecmp(v, "32f") == 0) o->compute = HG_COMPUTE_32F;
         else if (strcasecmp(v, "16f") == 0) o->compute = HG_COMPUTE_16F;
@@ -420,6 +433,7 @@ int parse_args(int argc, char **argv, options *o)
     if (o->lda && o->lda < row_a) return usage_error("--lda %lld is below A's row length %lld", (long long)o->lda, (long long)row_a);
     if (o->ldb && o->ldb < row_b) return usage_error("--ldb %lld is below B's row length %lld", (long long)o->ldb, (long long)row_b);
     if (o->ldc && o->ldc < o->n) return usage_error("--ldc %lld is below n = %lld", (long long)o->ldc, (long long)o->n);
+    if (o->share && o->batch == 1) return usage_error("--share takes --batch of 2 or more");
     if (o->compute == HG_COMPUTE_16F && o->dtype != HG_F16)
         return usage_error("--compute 16f takes --dtype f16 (no kernel accumulates bf16 in 16 bits)");
     return 0;

@@ -49,14 +49,20 @@ static void leading_dims(const options *o, int64_t *lda, int64_t *ldb, int64_t *
     *ldc = o->ldc ? o->ldc : o->n;
 }
 
+/* One matrix of A (B) as stored: its rows times the leading dimension
+ * (padding is allocated and filled like any element, and never read). */
+static int64_t stored_a(const options *o, int64_t lda) { return (o->opA == HG_OP_N ? o->m : o->k) * lda; }
+static int64_t stored_b(const options *o, int64_t ldb) { return (o->opB == HG_OP_N ? o->k : o->n) * ldb; }
+
 void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *lda, int64_t *ldb,
                         int64_t *ldc)
 {
     leading_dims(o, lda, ldb, ldc);
     int64_t sa, sb, sc;
     batch_strides(o, &sa, &sb, &sc);
-    *na = (size_t)sa * (size_t)o->batch;
-    *nb = (size_t)sb * (size_t)o->batch;
+    /* (a shared operand, stride 0: one matrix) */
+    *na = (size_t)(o->share & SHARE_A ? stored_a(o, *lda) : sa * o->batch);
+    *nb = (size_t)(o->share & SHARE_B ? stored_b(o, *ldb) : sb * o->batch);
     *nc = (size_t)sc * (size_t)o->batch;
 }
 
@@ -64,10 +70,8 @@ void batch_strides(const options *o, int64_t *sa, int64_t *sb, int64_t *sc)
 {
     int64_t lda, ldb, ldc;
     leading_dims(o, &lda, &ldb, &ldc);
-    /* Stored rows times the leading dimension: padding is allocated (and
-     * filled) like any element, and never read. */
-    *sa = (o->opA == HG_OP_N ? o->m : o->k) * lda;
-    *sb = (o->opB == HG_OP_N ? o->k : o->n) * ldb;
+    *sa = o->share & SHARE_A ? 0 : stored_a(o, lda);
+    *sb = o->share & SHARE_B ? 0 : stored_b(o, ldb);
     *sc = o->m * ldc;
 }
 
@@ -101,7 +105,10 @@ size_t set_bytes_of(const options *o)
 double bytes_moved(const options *o)
 {
     const hg__problem p = options_problem(o);
-    return (double)o->batch * hg__traffic_bytes(&p);
+    /* A shared operand is read once. */
+    const double shared = 2.0 * (double)o->k *
+                          ((o->share & SHARE_A ? (double)o->m : 0.0) + (o->share & SHARE_B ? (double)o->n : 0.0));
+    return (double)o->batch * hg__traffic_bytes(&p) - (double)(o->batch - 1) * shared;
 }
 
 /* The check's bound |x - ref| <= atol + rtol |ref|: rtol is one unit in the
