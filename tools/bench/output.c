@@ -97,6 +97,12 @@ static int row_fields(const report *rep, const result *r, field *f)
     fnum(&f[n++], "of_copy", "%.4f", tbps / r->copy_tbps);
     fnum(&f[n++], "copy_same_tbps", "%.4f", r->copy_same_tbps);
     fset(&f[n++], "note", false, "%s", r->note);
+    /* A column added past NFIELDS would have written beyond f: make it fail
+     * the first run that prints a row, not corrupt memory silently. */
+    if (n > NFIELDS) {
+        fprintf(stderr, TOOL ": internal error: %d columns, room for %d (NFIELDS)\n", n, NFIELDS);
+        exit(BENCH_EXIT_FAIL);
+    }
     return n;
 }
 
