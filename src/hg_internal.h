@@ -542,6 +542,14 @@ size_t hg__v6_workspace(const hg__problem *p, const hg__device *d);
  * before a launch and left zero by every launch. A stream-K plan over
  * `workers` workers then needs per_worker bytes each. */
 size_t hg__ws_counter_bytes(const hg__device *d);
+/* The family's dynamic walk (scheduler.cuh): its two counters, the last two
+ * words of the counters (the stream-K fixup's stay below (1 + SK_SLOTS) x
+ * SK_PARTS < HG_WS_COUNTERS_PER_SM words per SM). */
+#define HG_WS_DYN_COUNTERS 2
+static inline size_t hg__ws_dyn_counters(const hg__device *d)
+{
+    return (size_t)d->sm_count * HG_WS_COUNTERS_PER_SM - HG_WS_DYN_COUNTERS;
+}
 size_t hg__sk_workspace_bytes(const hg__device *d, int64_t workers, size_t per_worker);
 /* Where a call's own scratch (repack.c's copies, slices.c's partials) starts
  * in a workspace whose kernel takes kernel_bytes: after them, aligned, and

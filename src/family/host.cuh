@@ -40,6 +40,7 @@ template <class Cfg, int DT> struct hg_fam_host {
         int64_t clusters;
         hg_sk_plan plan;
         size_t ws_need;
+        bool dynamic; /* the dynamic walk, given the workspace's counters */
     };
     static grid grid_of(const hg__problem *p, const hg__device *d)
     {
@@ -65,6 +66,11 @@ template <class Cfg, int DT> struct hg_fam_host {
                 g.plan = hg_sk_make(tiles, k_tiles, g.clusters, 0);
         }
         g.ws_need = hg__sk_workspace_bytes(d, g.plan.sk_workers, Cfg::SK_WORKER_BYTES);
+        /* The dynamic walk where the whole tiles take more than one round
+         * (scheduler.cuh): its counters are the workspace's. Its tickets
+         * run to dp_tiles + workers, below 2^32. */
+        g.dynamic = Cfg::DYNAMIC && g.plan.dp_tiles > g.clusters && g.plan.dp_tiles < ((int64_t)1 << 31);
+        if (g.dynamic && g.ws_need < hg__ws_counter_bytes(d)) g.ws_need = hg__ws_counter_bytes(d);
         return g;
     }
 
@@ -142,8 +148,11 @@ template <class Cfg, int DT> struct hg_fam_host {
         grid g = grid_of(p, d);
         float *partials;
         uint32_t *counters;
-        if (!hg_sk_workspace(d, g.ws_need, &counters, &partials) && g.ws_need > 0)
-            g.plan = hg_sk_make(g.plan.tiles, g.plan.k_tiles, g.clusters, 0); /* too little: whole tiles */
+        if (!hg_sk_workspace(d, g.ws_need, &counters, &partials) && g.ws_need > 0) {
+            g.plan = hg_sk_make(g.plan.tiles, g.plan.k_tiles, g.clusters, 0); /* too little: whole tiles, */
+            g.dynamic = false;                                                 /* the static walk */
+        }
+        if (g.dynamic) g.sched.dyn = counters + hg__ws_dyn_counters(d);
         cudaLaunchAttribute attr[1];
         cudaLaunchConfig_t cfg = launch_config(attr, g.clusters, stream);
         /* A 1-CTA cluster is what every CTA is without the attribute; the

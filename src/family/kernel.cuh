@@ -212,6 +212,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 hg_mbarrier_init(ck_bars + Cfg::CONSUMERS + wg, Cfg::CK_FREE_ARRIVALS);
             }
         }
+        for (int s = 0; s < Cfg::UNIT_BARRIERS; s++) /* one arrival: rank 0's hand-over */
+            hg_mbarrier_init((uint64_t *)(smem + Cfg::OFF_UNIT_BARRIERS) + s, 1);
         if constexpr (Cfg::PINGPONG) {
             for (int wg = 0; wg < Cfg::CONSUMERS; wg++) hg_mbarrier_init(hg_fam_turn_barrier<Cfg>(smem, wg), 1);
             hg_mbarrier_arrive(hg_fam_turn_barrier<Cfg>(smem, 0)); /* consumer 0 starts */
@@ -250,7 +252,28 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         hg_sk_piece pc;
         int64_t offset_m, offset_n;
         uint32_t piece_no = 0; /* ping-pong: the walk's pieces so far */
-        while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n, &out.batch)) {
+        /* The dynamic walk: the whole tiles from the producer's claims
+         * (walk.dp_next < 0 meanwhile: no register of its own, these rows
+         * sit at ptxas's edge), then the plan's tail (scheduler.cuh). */
+        if (Cfg::DYNAMIC && sched.dyn != nullptr) walk.dp_next = -1;
+        for (;;) {
+            if (Cfg::DYNAMIC && walk.dp_next < 0) {
+                hg_pipe_consumer_acquire_converged(cta.pipe, cur); /* the claimed piece's first stage */
+                const uint32_t t = sched.claimed(cta.smem, cur.stage);
+                /* Every thread's read before the stage's release (ctid 0's,
+                 * below or in the mainloop), after which the producer may
+                 * write the slot again. */
+                hg_bar_sync(bar_id, Cfg::WG_THREADS);
+                if (t >= (uint64_t)plan.dp_tiles) { /* the end: nothing loaded in this stage */
+                    if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_consumer_barrier(cta.pipe, cur));
+                    hg_pipe_advance(cta.pipe, &cur);
+                    walk.dp_next = plan.dp_tiles;
+                    continue;
+                }
+                sched.whole_piece(plan, t, &pc, cta.rank, &offset_m, &offset_n, &out.batch);
+            } else if (!sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n, &out.batch)) {
+                break;
+            }
             if constexpr (Cfg::PINGPONG) {
                 if (piece_no++ % Cfg::CONSUMERS != (uint32_t)wg) {
                     hg_pipe_skip(cta.pipe, &cur, pc.k_end - pc.k_begin); /* the other consumer's piece */
@@ -362,7 +385,34 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             hg_sk_piece pc;
             int64_t offset_m, offset_n;
             int32_t batch;
-            while (sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n, &batch)) {
+            /* The dynamic walk: claim each whole tile once its first stage
+             * is free, then the plan's tail (scheduler.cuh). */
+            /* (walk.dp_next < 0: claiming, as the consumers') */
+            uint32_t claim_no = 0, ticket = 0;
+            if (Cfg::DYNAMIC && sched.dyn != nullptr) {
+                walk.dp_next = -1;
+                ticket = sched.first_ticket(cta.rank, leader);
+            }
+            for (;;) {
+                bool first_acquired = false; /* the piece's first stage, acquired for its claim */
+                if (Cfg::DYNAMIC && walk.dp_next < 0) {
+                    const uint32_t t0 = hg_prof_clock();
+                    hg_pipe_producer_acquire_converged(cta.pipe, cur);
+                    t_empty += hg_prof_clock() - t0;
+                    const uint32_t t = sched.claim(cta.smem, cta.rank, leader, claim_no++, cur.stage, &ticket,
+                                                   (uint32_t)plan.dp_tiles);
+                    if (t >= (uint64_t)plan.dp_tiles) { /* the end: the stage carries only that */
+                        if (leader) hg_mbarrier_arrive(hg_pipe_producer_barrier(cta.pipe, cur));
+                        hg_pipe_advance(cta.pipe, &cur);
+                        sched.claims_done(plan, cta.rank, leader);
+                        walk.dp_next = plan.dp_tiles;
+                        continue;
+                    }
+                    sched.whole_piece(plan, t, &pc, cta.rank, &offset_m, &offset_n, &batch);
+                    first_acquired = true;
+                } else if (!sched.next(plan, &walk, &pc, cta.rank, &offset_m, &offset_n, &batch)) {
+                    break;
+                }
                 /* k blocks < 2^25 (k < 2^31): 32 bits */
                 const int32_t k_begin = (int32_t)pc.k_begin, k_end = (int32_t)pc.k_end;
                 int32_t warm_at = k_end - Cfg::C_PREFETCH_BLOCKS;
@@ -371,7 +421,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     /* producer_acquire: every consumer that reads this slot
                      * (both CTAs' with a cluster) released it. */
                     const uint32_t t0 = hg_prof_clock();
-                    hg_pipe_producer_acquire_converged(cta.pipe, cur);
+                    if (!(Cfg::DYNAMIC && first_acquired && kt == k_begin))
+                        hg_pipe_producer_acquire_converged(cta.pipe, cur);
                     t_empty += hg_prof_clock() - t0;
                     if (leader)
                         hg_fam_produce_stage<Cfg>(cta.smem + cur.stage * Cfg::STAGE_BYTES,

@@ -10,6 +10,38 @@
  * (r % CM, r / CM) inside the unit. A strided batch's products come one
  * after another (the batch outermost), so a raster band stays inside one
  * product and its operands share L2 as a single product's do.
+ *
+ * The dynamic walk (Cfg::DYNAMIC, where the host passes a counter: the
+ * plan's whole tiles take more than one round). Cluster c's whole tiles c,
+ * c + W, ... assume the clusters keep in step, and they do not: at short k
+ * some SMs drain their stores slower, the CTAs' ends spread over a quarter
+ * of the kernel, and the clusters that read one block of A or B (the
+ * raster's band) reach it tens of microseconds apart, after the C stream has
+ * evicted it from L2: the short-k batch read its operands three times from
+ * HBM (docs/NOTES.md, twenty-seventh session). Instead each cluster takes
+ * the next whole tile in walk order when it is ready for one, from a
+ * counter in the workspace, so the tiles in flight are always about the
+ * next W and share their blocks in L2 at once, whatever each SM's pace;
+ * the stream-K tail, if any, follows as in the static walk.
+ *
+ * The hand-over, per claimed piece j (a CTA's claims numbered 0, 1, ...),
+ * whose first k block goes into stage s: rank 0's producer warp, once it
+ * has acquired stage s, takes a ticket (an atomic add), writes it into unit
+ * slot s of its CTA and of each other CTA of the cluster, arrives on their
+ * hand-over barrier j % UNIT_BARRIERS (release.cluster; their producers
+ * wait there, acquire.cluster, then read their slot s), and arms stage s
+ * as usual; the consumers read slot s once the stage is full. A ticket past
+ * the whole tiles ends the claims: the producer arms the stage with no load
+ * (a plain arrive), the consumers read the end and release the stage.
+ * Slot s is rewritten only once stage s is acquired again, that is after
+ * every consumer of the cluster released it, so after every reader (the
+ * consumers, and before them the other CTAs' producers) has read it. The
+ * next arrival on hand-over barrier j % UNIT_BARRIERS is claim j +
+ * STAGES + 1's: its stage is acquired only after the consumers released a
+ * k block of piece j + 1 or later (a piece is at least one k block), which
+ * the other producers armed after waiting for claim j. The counter (dyn[0])
+ * and the claimers' count (dyn[1]) are zero before a launch and the last
+ * claimer to finish leaves them zero (workspace.c's rule for counters).
  */
 #pragma once
 
@@ -23,11 +55,15 @@ template <class Cfg> struct hg_fam_sched {
      * else by 64-bit divisions. */
     uint32_t fast;
     hg_fastdiv per_product, per_band, last_width;
+    /* The dynamic walk's two counters in the workspace (DYNAMIC rows, the
+     * host's choice), else nullptr: the static walk. */
+    uint32_t *dyn;
 
     /* The host's half: the grid and the divisors. */
     __host__ void init(int64_t m_units_, int64_t n_units_, int64_t batches_)
     {
         m_units = m_units_, n_units = n_units_, batches = batches_;
+        dyn = nullptr;
         const int64_t group = Cfg::RASTER_GROUP;
         const int64_t limit = (int64_t)1 << 31, per = m_units * n_units; /* each below 2^31 / 64 */
         fast = per >= 1 && per < limit && batches >= 1 && batches < limit / per;
@@ -80,6 +116,82 @@ template <class Cfg> struct hg_fam_sched {
             pc->k_begin += blocks * kr / Cfg::CK;
         }
         return true;
+    }
+
+    /* ---- the dynamic walk (above) ---- */
+
+    /* Whole tile t as a piece, and this CTA's offsets in it. */
+    __device__ __forceinline__ void whole_piece(const hg_sk_plan &plan, int64_t t, hg_sk_piece *pc, uint32_t rank,
+                                                int64_t *offset_m, int64_t *offset_n, int32_t *batch) const
+    {
+        pc->tile = t, pc->k_begin = 0, pc->k_end = plan.k_tiles;
+        pc->sk_tile = -1, pc->first_worker = pc->last_worker = -1, pc->slot = 0;
+        tile_offsets(t, rank, offset_m, offset_n, batch);
+    }
+
+    /* Rank 0's leader's first ticket (the producer warp, before its first
+     * claim). */
+    __device__ __forceinline__ uint32_t first_ticket(uint32_t rank, bool leader) const
+    {
+        return (Cfg::TILE_CTAS == 1 || rank == 0) && leader ? hg_atom_add_relaxed_gpu(dyn, 1) : 0;
+    }
+
+    /* The producer warp's claim number claim_no (all 32 lanes; `stage`,
+     * the piece's first, acquired): the tile, or a value >= dp_tiles at the
+     * end. Rank 0 takes the ticket drawn one claim earlier (*ticket), draws
+     * the next, whose atomic's round trip (about a microsecond with the
+     * memory system full of C) then runs under this piece's loads, and hands
+     * the tile on; the other ranks wait for it. */
+    __device__ __forceinline__ uint32_t claim(uint8_t *smem, uint32_t rank, bool leader, uint32_t claim_no,
+                                              int stage, uint32_t *ticket, uint32_t dp_tiles) const
+    {
+        if constexpr (!Cfg::DYNAMIC) return 0; /* (never called: no slots) */
+        else {
+            const int slot = stage;
+            volatile uint32_t *slots = (volatile uint32_t *)(smem + Cfg::OFF_UNITS);
+            constexpr uint32_t HANDOVERS = Cfg::UNIT_BARRIERS > 0 ? Cfg::UNIT_BARRIERS : 1; /* (1: no peer) */
+            const uint32_t handover = claim_no % HANDOVERS;
+            uint64_t *bar = (uint64_t *)(smem + Cfg::OFF_UNIT_BARRIERS) + handover;
+            uint32_t t = 0;
+            if (Cfg::TILE_CTAS == 1 || rank == 0) {
+                if (leader) {
+                    t = *ticket;
+                    if (t < dp_tiles) *ticket = hg_atom_add_relaxed_gpu(dyn, 1);
+                    slots[slot] = t; /* (the stage's arrive releases it to the consumers) */
+                    if constexpr (Cfg::TILE_CTAS > 1) {
+                        const uint32_t s_addr = hg_smem_addr((const void *)(slots + slot)), b_addr = hg_smem_addr(bar);
+#pragma unroll
+                        for (uint32_t r = 1; r < (uint32_t)Cfg::TILE_CTAS; r++) {
+                            hg_st_shared_cluster_u32(hg_mapa_shared_cluster(s_addr, r), t);
+                            hg_mbarrier_arrive_remote_release(hg_mapa_shared_cluster(b_addr, r));
+                        }
+                    }
+                }
+                t = __shfl_sync(0xffffffffu, t, __ffs(__ballot_sync(0xffffffffu, leader)) - 1);
+            } else {
+                hg_mbarrier_wait_converged<true>(bar, (claim_no / HANDOVERS) & 1u);
+                t = slots[slot];
+            }
+            return t;
+        }
+    }
+
+    /* Rank 0's producer after its last claim: count itself done; the last
+     * claimer of the launch zeroes both counters for the next one. */
+    __device__ __forceinline__ void claims_done(const hg_sk_plan &plan, uint32_t rank, bool leader) const
+    {
+        if ((Cfg::TILE_CTAS == 1 || rank == 0) && leader &&
+            hg_atom_add_acq_rel_gpu(dyn + 1, 1) == (uint32_t)(plan.workers - 1)) {
+            hg_st_relaxed_gpu(dyn, 0);
+            hg_st_relaxed_gpu(dyn + 1, 0);
+        }
+    }
+
+    /* A consumer's read of the piece whose first k block is in `stage`
+     * (full). */
+    __device__ __forceinline__ uint32_t claimed(const uint8_t *smem, int stage) const
+    {
+        return ((const volatile uint32_t *)(smem + Cfg::OFF_UNITS))[stage];
     }
 };
 
@@ -215,8 +327,8 @@ static __device__ __forceinline__ bool hg_fam_sk_fixup(typename Cfg::acc_t *acc,
                                                        int64_t worker, uint32_t rank, int part, int ctid, int bar_id,
                                                        volatile uint32_t *last_flag, float *ws, uint32_t *counters)
 {
-    static_assert((1 + Cfg::SK_SLOTS) * Cfg::SK_PARTS <= HG_WS_COUNTERS_PER_SM,
-                  "the two-level fixup's counters fit the workspace's");
+    static_assert((1 + Cfg::SK_SLOTS) * Cfg::SK_PARTS < HG_WS_COUNTERS_PER_SM,
+                  "the two-level fixup's counters fit the workspace's, below the dynamic walk's last two");
     const int64_t j = pc.sk_tile, first = pc.first_worker, last = pc.last_worker, pieces = last - first + 1;
     hg_fam_sk_leave<Cfg>(acc, hg_fam_sk_partial<Cfg>(ws, worker, rank, pc.slot, part) + ctid);
     uint32_t *tile_count = counters + (j * Cfg::CLUSTER + rank) * Cfg::SK_PARTS + part;

@@ -132,32 +132,43 @@ static __device__ __forceinline__ void hg_mbarrier_wait(uint64_t *bar, uint32_t 
  * warp is converged as before. The labels are local to the statement's
  * braces, so every inlined copy has its own. The debug build counts the
  * tries and traps. */
+#define HG__WAIT_CONVERGED_ASM(sem)                                                                            \
+    "{\n.reg .pred p;\n"                                                                                        \
+    "HG_WAIT:\n"                                                                                                \
+    "mbarrier.try_wait.parity" sem ".shared::cta.b64 p, [%0], %1;\n"                                            \
+    "@!p bra HG_WAIT;\n}\n"
+#define HG__WAIT_CONVERGED_DEBUG_ASM(sem)                                                                      \
+    "{\n.reg .pred p;\n.reg .u32 tries;\n"                                                                       \
+    "mov.u32 tries, 0;\n"                                                                                      \
+    "HG_WAIT:\n"                                                                                                \
+    "mbarrier.try_wait.parity" sem ".shared::cta.b64 p, [%0], %1;\n"                                            \
+    "@p bra HG_DONE;\n"                                                                                         \
+    "add.u32 tries, tries, 1;\n"                                                                               \
+    "setp.gt.u32 p, tries, %2;\n"                                                                              \
+    "@p trap;\n"                                                                                                \
+    "bra HG_WAIT;\n"                                                                                            \
+    "HG_DONE:\n}\n"
+/* (ACQUIRE_CLUSTER: as hg_mbarrier_wait's) */
+template <bool ACQUIRE_CLUSTER = false>
 static __device__ __forceinline__ void hg_mbarrier_wait_converged(uint64_t *bar, uint32_t parity)
 {
 #ifdef HG_DEBUG_WAIT
-    asm volatile(
-        "{\n.reg .pred p;\n.reg .u32 tries;\n"
-        "mov.u32 tries, 0;\n"
-        "HG_WAIT:\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-        "@p bra HG_DONE;\n"
-        "add.u32 tries, tries, 1;\n"
-        "setp.gt.u32 p, tries, %2;\n"
-        "@p trap;\n"
-        "bra HG_WAIT;\n"
-        "HG_DONE:\n}\n" ::"r"(hg_smem_addr(bar)),
-        "r"(parity), "n"(HG_DEBUG_WAIT_LIMIT)
-        : "memory");
+    if constexpr (ACQUIRE_CLUSTER)
+        asm volatile(HG__WAIT_CONVERGED_DEBUG_ASM(".acquire.cluster")::"r"(hg_smem_addr(bar)), "r"(parity),
+                     "n"(HG_DEBUG_WAIT_LIMIT)
+                     : "memory");
+    else
+        asm volatile(HG__WAIT_CONVERGED_DEBUG_ASM("")::"r"(hg_smem_addr(bar)), "r"(parity), "n"(HG_DEBUG_WAIT_LIMIT)
+                     : "memory");
 #else
-    asm volatile(
-        "{\n.reg .pred p;\n"
-        "HG_WAIT:\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-        "@!p bra HG_WAIT;\n}\n" ::"r"(hg_smem_addr(bar)),
-        "r"(parity)
-        : "memory");
+    if constexpr (ACQUIRE_CLUSTER)
+        asm volatile(HG__WAIT_CONVERGED_ASM(".acquire.cluster")::"r"(hg_smem_addr(bar)), "r"(parity) : "memory");
+    else
+        asm volatile(HG__WAIT_CONVERGED_ASM("")::"r"(hg_smem_addr(bar)), "r"(parity) : "memory");
 #endif
 }
+#undef HG__WAIT_CONVERGED_ASM
+#undef HG__WAIT_CONVERGED_DEBUG_ASM
 
 /* The k split inside a cluster (the family's _k rows): a CTA publishes its
  * partial, written to its own shared memory, to the cluster's CTA that sums
@@ -182,6 +193,13 @@ static __device__ __forceinline__ float4 hg_ld_shared_cluster_f4(uint32_t cluste
                  : "r"(cluster_addr)
                  : "memory");
     return v;
+}
+
+/* st.shared::cluster.u32: 4 bytes into any CTA's shared memory in the
+ * cluster (the family's dynamic walk hands a claimed tile to the peer). */
+static __device__ __forceinline__ void hg_st_shared_cluster_u32(uint32_t cluster_addr, uint32_t v)
+{
+    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(cluster_addr), "r"(v) : "memory");
 }
 
 /* ---- 9.7.13 elect.sync ---------------------------------------------------- */
@@ -508,6 +526,15 @@ static __device__ __forceinline__ uint32_t hg_atom_add_acq_rel_gpu(uint32_t *p, 
 {
     uint32_t old;
     asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+
+/* atom.relaxed.gpu.global.add.u32: a ticket (the family's dynamic walk),
+ * ordering nothing else. */
+static __device__ __forceinline__ uint32_t hg_atom_add_relaxed_gpu(uint32_t *p, uint32_t v)
+{
+    uint32_t old;
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
     return old;
 }
 
