@@ -266,18 +266,28 @@ struct hg_fam_cfg {
      * handed out in walk order from a counter, each claimed tile passed to
      * the CTA's consumers in a slot per stage (the stage of the piece's
      * first k block), and in a cluster to the other CTAs' producers through
-     * UNIT_BARRIERS hand-over barriers, one more than the stages. Not with
+     * UNIT_HANDOVERS hand-over barriers, one more than the stages. Not with
      * ping-pong (a consumer steps over the other's pieces without waiting
      * on their stages) or a k split in the cluster, and not in the 128 x 256
      * c1x2 row: its fused-epilogue kernels spilled 4-8 bytes with it
-     * (ptxas 13.0). */
+     * (ptxas 13.0). A slot's readers (lane 0 of each consumer warp) arrive
+     * on its read barrier, UNIT_READERS arrivals, which the writer waits on
+     * before it writes the slot again (scheduler.cuh). The tickets come
+     * from the producer group's second warp, at most TICKET_SLOTS ahead,
+     * through a ring of that many words with a full and a free barrier
+     * each. */
     static constexpr bool DYNAMIC = !PINGPONG && CK == 1 && !(BM == 128 && BN == MMA_N_MAX && CN > 1);
     static constexpr int UNIT_SLOTS = DYNAMIC ? STAGES : 0;
-    static constexpr int UNIT_BARRIERS = DYNAMIC && TILE_CTAS > 1 ? STAGES + 1 : 0;
+    static constexpr int UNIT_HANDOVERS = DYNAMIC && TILE_CTAS > 1 ? STAGES + 1 : 0;
+    static constexpr int UNIT_READ_BARRIERS = UNIT_SLOTS;
+    static constexpr int TICKET_SLOTS = DYNAMIC ? 2 : 0;
+    static constexpr int UNIT_BARRIERS = UNIT_HANDOVERS + UNIT_READ_BARRIERS + 2 * TICKET_SLOTS;
+    static constexpr int UNIT_READERS = CONSUMERS * (WG_THREADS / WARP_THREADS);
     static constexpr int UNIT_BYTES = 4;           /* a claimed tile: u32 */
     static constexpr int SMEM_BESIDE_EPI = STAGES * STAGE_BYTES +
                                            (2 * STAGES + (PINGPONG ? CONSUMERS : 0) + UNIT_BARRIERS) * BARRIER_BYTES +
-                                           CONSUMERS * FLAG_BYTES + UNIT_SLOTS * UNIT_BYTES + BIAS_BYTES +
+                                           CONSUMERS * FLAG_BYTES + (UNIT_SLOTS + TICKET_SLOTS) * UNIT_BYTES +
+                                           BIAS_BYTES +
                                            SWIZZLE_ATOM_BYTES;
     /* EPI_SLOTS_MAX is a power of two, so seq % EPI_SLOTS stays a mask
      * (three slots spilled the 128 x 192 row). */
@@ -299,9 +309,12 @@ struct hg_fam_cfg {
     /* full, empty, C loads, turns, the dynamic walk's slots */
     static constexpr int BARRIERS = 2 * STAGES + CONSUMERS * EPI_SLOTS + TURN_BARRIERS + UNIT_BARRIERS;
     static constexpr int OFF_UNIT_BARRIERS = OFF_BARRIERS + (BARRIERS - UNIT_BARRIERS) * BARRIER_BYTES;
+    static constexpr int OFF_UNIT_READ_BARRIERS = OFF_UNIT_BARRIERS + UNIT_HANDOVERS * BARRIER_BYTES;
+    static constexpr int OFF_TICKET_BARRIERS = OFF_UNIT_READ_BARRIERS + UNIT_READ_BARRIERS * BARRIER_BYTES;
     static constexpr int OFF_FLAGS = OFF_BARRIERS + BARRIERS * BARRIER_BYTES;
     static constexpr int OFF_UNITS = OFF_FLAGS + CONSUMERS * FLAG_BYTES;
-    static constexpr int OFF_BIAS = OFF_UNITS + UNIT_SLOTS * UNIT_BYTES;
+    static constexpr int OFF_TICKETS = OFF_UNITS + UNIT_SLOTS * UNIT_BYTES;
+    static constexpr int OFF_BIAS = OFF_TICKETS + TICKET_SLOTS * UNIT_BYTES;
     /* The k split's exchange (CK > 1): per consumer, its fp32 partial in
      * fragment order (float4 i of thread t at i * WG_THREADS + t), and two
      * barriers: CK_FULL (rank 0's: the other ranks' partials are in) and

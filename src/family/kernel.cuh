@@ -212,8 +212,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 hg_mbarrier_init(ck_bars + Cfg::CONSUMERS + wg, Cfg::CK_FREE_ARRIVALS);
             }
         }
-        for (int s = 0; s < Cfg::UNIT_BARRIERS; s++) /* one arrival: rank 0's hand-over */
+        for (int s = 0; s < Cfg::UNIT_HANDOVERS; s++) /* one arrival: rank 0's hand-over */
             hg_mbarrier_init((uint64_t *)(smem + Cfg::OFF_UNIT_BARRIERS) + s, 1);
+        for (int s = 0; s < Cfg::UNIT_READ_BARRIERS; s++) /* the slot's readers */
+            hg_mbarrier_init((uint64_t *)(smem + Cfg::OFF_UNIT_READ_BARRIERS) + s, Cfg::UNIT_READERS);
+        for (int s = 0; s < 2 * Cfg::TICKET_SLOTS; s++) /* the ticket ring's full and free: one thread each */
+            hg_mbarrier_init((uint64_t *)(smem + Cfg::OFF_TICKET_BARRIERS) + s, 1);
         if constexpr (Cfg::PINGPONG) {
             for (int wg = 0; wg < Cfg::CONSUMERS; wg++) hg_mbarrier_init(hg_fam_turn_barrier<Cfg>(smem, wg), 1);
             hg_mbarrier_arrive(hg_fam_turn_barrier<Cfg>(smem, 0)); /* consumer 0 starts */
@@ -258,12 +262,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         if (Cfg::DYNAMIC && sched.dyn != nullptr) walk.dp_next = -1;
         for (;;) {
             if (Cfg::DYNAMIC && walk.dp_next < 0) {
-                hg_pipe_consumer_acquire_converged(cta.pipe, cur); /* the claimed piece's first stage */
-                const uint32_t t = sched.claimed(cta.smem, cur.stage);
-                /* Every thread's read before the stage's release (ctid 0's,
-                 * below or in the mainloop), after which the producer may
-                 * write the slot again. */
-                hg_bar_sync(bar_id, Cfg::WG_THREADS);
+                hg_fam_consumer_wait(cta.pipe, cur, &pr); /* the claimed piece's first stage */
+                const uint32_t t = sched.claimed(cta.smem, cur.stage, cta.rank);
                 if (t >= (uint64_t)plan.dp_tiles) { /* the end: nothing loaded in this stage */
                     if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_consumer_barrier(cta.pipe, cur));
                     hg_pipe_advance(cta.pipe, &cur);
@@ -388,23 +388,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             /* The dynamic walk: claim each whole tile once its first stage
              * is free, then the plan's tail (scheduler.cuh). */
             /* (walk.dp_next < 0: claiming, as the consumers') */
-            uint32_t claim_no = 0, ticket = 0;
-            if (Cfg::DYNAMIC && sched.dyn != nullptr) {
-                walk.dp_next = -1;
-                ticket = sched.first_ticket(cta.rank, leader);
-            }
+            uint32_t claim_no = 0, read_phases = 0;
+            if (Cfg::DYNAMIC && sched.dyn != nullptr) walk.dp_next = -1;
             for (;;) {
                 bool first_acquired = false; /* the piece's first stage, acquired for its claim */
                 if (Cfg::DYNAMIC && walk.dp_next < 0) {
                     const uint32_t t0 = hg_prof_clock();
                     hg_pipe_producer_acquire_converged(cta.pipe, cur);
                     t_empty += hg_prof_clock() - t0;
-                    const uint32_t t = sched.claim(cta.smem, cta.rank, leader, claim_no++, cur.stage, &ticket,
-                                                   (uint32_t)plan.dp_tiles);
+                    const uint32_t t = sched.claim(cta.smem, cta.rank, leader, claim_no++, cur.stage, &read_phases);
                     if (t >= (uint64_t)plan.dp_tiles) { /* the end: the stage carries only that */
                         if (leader) hg_mbarrier_arrive(hg_pipe_producer_barrier(cta.pipe, cur));
                         hg_pipe_advance(cta.pipe, &cur);
-                        sched.claims_done(plan, cta.rank, leader);
                         walk.dp_next = plan.dp_tiles;
                         continue;
                     }
@@ -444,6 +439,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 hg_prof_put(hg_fam_prof_rows<Cfg, CT>(), HG_V6_PROF_PTOTAL, hg_prof_clock() - t_start);
                 hg_prof_put(hg_fam_prof_rows<Cfg, CT>(), HG_V6_PROF_EMPTY, t_empty);
             }
+        } else if (Cfg::DYNAMIC && sched.dyn != nullptr && (Cfg::TILE_CTAS == 1 || cta.rank == 0) &&
+                   tid == Cfg::PRODUCER_FIRST_THREAD + Cfg::WARP_THREADS) {
+            sched.draw_tickets(cta.smem, plan); /* the ticket warp: one lane */
         }
         __syncwarp();
     }

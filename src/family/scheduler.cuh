@@ -25,23 +25,40 @@
  * the stream-K tail, if any, follows as in the static walk.
  *
  * The hand-over, per claimed piece j (a CTA's claims numbered 0, 1, ...),
- * whose first k block goes into stage s: rank 0's producer warp, once it
- * has acquired stage s, takes a ticket (an atomic add), writes it into unit
- * slot s of its CTA and of each other CTA of the cluster, arrives on their
- * hand-over barrier j % UNIT_BARRIERS (release.cluster; their producers
- * wait there, acquire.cluster, then read their slot s), and arms stage s
- * as usual; the consumers read slot s once the stage is full. A ticket past
- * the whole tiles ends the claims: the producer arms the stage with no load
- * (a plain arrive), the consumers read the end and release the stage.
+ * whose first k block goes into stage s. Rank 0's ticket warp draws the
+ * tickets (an atomic add each) into a ring, TICKET_SLOTS ahead. Rank 0's
+ * producer warp, once it has acquired stage s, takes ticket j from the ring,
+ * writes it into unit slot s, sends it with st.async to slot s of each other
+ * CTA of the cluster, which completes their hand-over barrier
+ * j % UNIT_HANDOVERS together with their own producer's arrival (those
+ * producers wait there, acquire.cluster, then read their slot s), and arms
+ * stage s as usual. The consumers read slot s once the stage is full (lane 0
+ * of each warp, which hands the value to its warp by a shuffle and, in rank
+ * 0, arrives on the slot's read barrier). A ticket past the whole tiles
+ * ends the claims: the producer arms the stage with no load (a plain
+ * arrive), the consumers read the end and release the stage.
+ *
+ * Why so: an atomic's round trip is about a microsecond with the memory
+ * system full of C, and in the producer warp the next barrier arrival
+ * waited for it, as a release.cluster arrival waits for all the thread's
+ * earlier memory operations; st.async waits for neither (docs/NOTES.md,
+ * twenty-eighth session: with both in the producer warp, 16384^2 x 256 ran
+ * 7% slower than the static walk).
+ *
  * Slot s is rewritten only once stage s is acquired again, that is after
  * every consumer of the cluster released it, so after every reader (the
- * consumers, and before them the other CTAs' producers) has read it. The
- * next arrival on hand-over barrier j % UNIT_BARRIERS is claim j +
+ * consumers, and before them the other CTAs' producers) has read it. Rank
+ * 0's producer also waits on the slot's read barrier before it writes: the
+ * stage's release is one thread's, after a named barrier, an order
+ * compute-sanitizer's racecheck does not follow (it follows an mbarrier
+ * arrival by the reading thread itself), and the wait passes at once. The
+ * next st.async onto hand-over barrier j % UNIT_HANDOVERS is claim j +
  * STAGES + 1's: its stage is acquired only after the consumers released a
  * k block of piece j + 1 or later (a piece is at least one k block), which
- * the other producers armed after waiting for claim j. The counter (dyn[0])
- * and the claimers' count (dyn[1]) are zero before a launch and the last
- * claimer to finish leaves them zero (workspace.c's rule for counters).
+ * the other producers armed after waiting for claim j, so the bytes always
+ * land in the phase of their own claim. The counter (dyn[0]) and the ticket
+ * warps' count (dyn[1]) are zero before a launch and the last ticket warp
+ * to finish leaves them zero (workspace.c's rule for counters).
  */
 #pragma once
 
@@ -129,46 +146,76 @@ template <class Cfg> struct hg_fam_sched {
         tile_offsets(t, rank, offset_m, offset_n, batch);
     }
 
-    /* Rank 0's leader's first ticket (the producer warp, before its first
-     * claim). */
-    __device__ __forceinline__ uint32_t first_ticket(uint32_t rank, bool leader) const
+    /* The ticket warp (rank 0's producer group's second warp, one lane):
+     * draws the tickets into the ring, at most TICKET_SLOTS ahead of the
+     * claims, up to the first past the whole tiles; then counts itself done,
+     * and the last of the launch zeroes both counters for the next one. The
+     * atomic's round trip (about a microsecond with the memory system full
+     * of C) is this warp's alone: in the producer warp, its next barrier
+     * arrival waited for it (docs/NOTES.md, twenty-eighth session). */
+    __device__ __forceinline__ void draw_tickets(uint8_t *smem, const hg_sk_plan &plan) const
     {
-        return (Cfg::TILE_CTAS == 1 || rank == 0) && leader ? hg_atom_add_relaxed_gpu(dyn, 1) : 0;
+        if constexpr (Cfg::DYNAMIC) {
+            volatile uint32_t *ring = (volatile uint32_t *)(smem + Cfg::OFF_TICKETS);
+            uint64_t *full = (uint64_t *)(smem + Cfg::OFF_TICKET_BARRIERS), *free_ = full + Cfg::TICKET_SLOTS;
+            for (uint32_t j = 0;; j++) {
+                const uint32_t s = j % Cfg::TICKET_SLOTS, parity = (j / Cfg::TICKET_SLOTS) & 1u;
+                hg_mbarrier_wait(free_ + s, parity ^ 1u); /* (a fresh barrier passes) */
+                const uint32_t t = hg_atom_add_relaxed_gpu(dyn, 1);
+                ring[s] = t;
+                hg_mbarrier_arrive(full + s);
+                if (t >= (uint64_t)plan.dp_tiles) break;
+            }
+            if (hg_atom_add_acq_rel_gpu(dyn + 1, 1) == (uint32_t)(plan.workers - 1)) {
+                hg_st_relaxed_gpu(dyn, 0);
+                hg_st_relaxed_gpu(dyn + 1, 0);
+            }
+        }
     }
 
     /* The producer warp's claim number claim_no (all 32 lanes; `stage`,
      * the piece's first, acquired): the tile, or a value >= dp_tiles at the
-     * end. Rank 0 takes the ticket drawn one claim earlier (*ticket), draws
-     * the next, whose atomic's round trip (about a microsecond with the
-     * memory system full of C) then runs under this piece's loads, and hands
-     * the tile on; the other ranks wait for it. */
+     * end. Rank 0's leader takes the ticket from the ring, writes it into
+     * slot `stage` once that slot's readers are done, and sends it to the
+     * other CTAs' slots (st.async, completing their hand-over barrier); the
+     * other ranks' producers wait for it there. */
     __device__ __forceinline__ uint32_t claim(uint8_t *smem, uint32_t rank, bool leader, uint32_t claim_no,
-                                              int stage, uint32_t *ticket, uint32_t dp_tiles) const
+                                              int stage, uint32_t *read_phases) const
     {
         if constexpr (!Cfg::DYNAMIC) return 0; /* (never called: no slots) */
         else {
+            static_assert(Cfg::UNIT_SLOTS <= 32, "read_phases: a bit per slot");
             const int slot = stage;
             volatile uint32_t *slots = (volatile uint32_t *)(smem + Cfg::OFF_UNITS);
-            constexpr uint32_t HANDOVERS = Cfg::UNIT_BARRIERS > 0 ? Cfg::UNIT_BARRIERS : 1; /* (1: no peer) */
+            constexpr uint32_t HANDOVERS = Cfg::UNIT_HANDOVERS > 0 ? Cfg::UNIT_HANDOVERS : 1; /* (1: no peer) */
             const uint32_t handover = claim_no % HANDOVERS;
             uint64_t *bar = (uint64_t *)(smem + Cfg::OFF_UNIT_BARRIERS) + handover;
             uint32_t t = 0;
             if (Cfg::TILE_CTAS == 1 || rank == 0) {
                 if (leader) {
-                    t = *ticket;
-                    if (t < dp_tiles) *ticket = hg_atom_add_relaxed_gpu(dyn, 1);
+                    const uint32_t ts = claim_no % Cfg::TICKET_SLOTS;
+                    uint64_t *ticket_full = (uint64_t *)(smem + Cfg::OFF_TICKET_BARRIERS) + ts;
+                    hg_mbarrier_wait(ticket_full, (claim_no / Cfg::TICKET_SLOTS) & 1u);
+                    t = ((volatile uint32_t *)(smem + Cfg::OFF_TICKETS))[ts];
+                    hg_mbarrier_arrive(ticket_full + Cfg::TICKET_SLOTS); /* its free barrier */
+                    /* The slot's previous readers are done (a fresh barrier
+                     * passes: parity 1 is the phase before its first). */
+                    hg_mbarrier_wait((uint64_t *)(smem + Cfg::OFF_UNIT_READ_BARRIERS) + slot,
+                                     ((*read_phases >> slot) & 1u) ^ 1u);
                     slots[slot] = t; /* (the stage's arrive releases it to the consumers) */
                     if constexpr (Cfg::TILE_CTAS > 1) {
                         const uint32_t s_addr = hg_smem_addr((const void *)(slots + slot)), b_addr = hg_smem_addr(bar);
 #pragma unroll
-                        for (uint32_t r = 1; r < (uint32_t)Cfg::TILE_CTAS; r++) {
-                            hg_st_shared_cluster_u32(hg_mapa_shared_cluster(s_addr, r), t);
-                            hg_mbarrier_arrive_remote_release(hg_mapa_shared_cluster(b_addr, r));
-                        }
+                        for (uint32_t r = 1; r < (uint32_t)Cfg::TILE_CTAS; r++)
+                            hg_st_async_u32(hg_mapa_shared_cluster(s_addr, r), t, hg_mapa_shared_cluster(b_addr, r));
                     }
                 }
                 t = __shfl_sync(0xffffffffu, t, __ffs(__ballot_sync(0xffffffffu, leader)) - 1);
+                *read_phases ^= 1u << slot;
             } else {
+                /* This CTA's arrival, the 4 bytes rank 0's st.async sends (in
+                 * either order) complete the phase. */
+                if (leader) hg_mbarrier_arrive_expect_tx(bar, Cfg::UNIT_BYTES);
                 hg_mbarrier_wait_converged<true>(bar, (claim_no / HANDOVERS) & 1u);
                 t = slots[slot];
             }
@@ -176,22 +223,22 @@ template <class Cfg> struct hg_fam_sched {
         }
     }
 
-    /* Rank 0's producer after its last claim: count itself done; the last
-     * claimer of the launch zeroes both counters for the next one. */
-    __device__ __forceinline__ void claims_done(const hg_sk_plan &plan, uint32_t rank, bool leader) const
+    /* A consumer warp's read of the piece whose first k block is in
+     * `stage` (full): lane 0 reads the slot, hands it to the warp and, where
+     * rank 0's producer writes the slot, arrives on its read barrier. */
+    __device__ __forceinline__ uint32_t claimed(uint8_t *smem, int stage, uint32_t rank) const
     {
-        if ((Cfg::TILE_CTAS == 1 || rank == 0) && leader &&
-            hg_atom_add_acq_rel_gpu(dyn + 1, 1) == (uint32_t)(plan.workers - 1)) {
-            hg_st_relaxed_gpu(dyn, 0);
-            hg_st_relaxed_gpu(dyn + 1, 0);
+        if constexpr (!Cfg::DYNAMIC) return 0; /* (never called: no slots) */
+        else {
+            const bool reader = threadIdx.x % Cfg::WARP_THREADS == 0;
+            uint32_t t = 0;
+            if (reader) {
+                t = ((const volatile uint32_t *)(smem + Cfg::OFF_UNITS))[stage];
+                if (Cfg::TILE_CTAS == 1 || rank == 0)
+                    hg_mbarrier_arrive((uint64_t *)(smem + Cfg::OFF_UNIT_READ_BARRIERS) + stage);
+            }
+            return __shfl_sync(0xffffffffu, t, 0);
         }
-    }
-
-    /* A consumer's read of the piece whose first k block is in `stage`
-     * (full). */
-    __device__ __forceinline__ uint32_t claimed(const uint8_t *smem, int stage) const
-    {
-        return ((const volatile uint32_t *)(smem + Cfg::OFF_UNITS))[stage];
     }
 };
 

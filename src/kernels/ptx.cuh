@@ -195,11 +195,18 @@ static __device__ __forceinline__ float4 hg_ld_shared_cluster_f4(uint32_t cluste
     return v;
 }
 
-/* st.shared::cluster.u32: 4 bytes into any CTA's shared memory in the
- * cluster (the family's dynamic walk hands a claimed tile to the peer). */
-static __device__ __forceinline__ void hg_st_shared_cluster_u32(uint32_t cluster_addr, uint32_t v)
+/* st.async.shared::cluster.mbarrier::complete_tx::bytes.u32: 4 bytes into
+ * another CTA of the cluster, counted as 4 transaction bytes on its barrier
+ * (both addresses from hg_mapa_shared_cluster). The family's dynamic walk
+ * hands a claimed tile to the peer with it: unlike a store and a
+ * release.cluster arrival, it waits for none of the thread's earlier memory
+ * operations (docs/NOTES.md, twenty-eighth session). Not to this CTA's own
+ * memory (an illegal instruction there). */
+static __device__ __forceinline__ void hg_st_async_u32(uint32_t cluster_addr, uint32_t v, uint32_t cluster_bar)
 {
-    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(cluster_addr), "r"(v) : "memory");
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], %1, [%2];" ::"r"(cluster_addr),
+                 "r"(v), "r"(cluster_bar)
+                 : "memory");
 }
 
 /* ---- 9.7.13 elect.sync ---------------------------------------------------- */
