@@ -77,8 +77,8 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
     snprintf(what, sizeof what, "%s %s%s %s batch %lld of m=%lld n=%lld k=%lld gap=%lld%s%s%s%s%s", hg_kernel_name(kid),
              c->opA == HG_OP_N ? "T" : "N", c->opB == HG_OP_N ? "T" : "N", dt == HG_BF16 ? "bf16" : "f16",
              (long long)bs->batch, (long long)c->m, (long long)c->n, (long long)c->k, (long long)bs->gap,
-             bs->share & SHARE_A ? " shared A" : "", bs->share & SHARE_B ? " shared B" : "", bs->bias ? " bias" : "", bs->act == HG_ACT_GELU_TANH ? " gelu" : "",
-             bs->ct == HG_C_F32 ? " c=f32" : "");
+             bs->share & SHARE_A ? " shared A" : "", bs->share & SHARE_B ? " shared B" : "", bs->bias ? " bias" : "",
+             bs->act == HG_ACT_GELU_TANH ? " gelu" : "", bs->ct == HG_C_F32 ? " c=f32" : "");
     int result = 0;
     if (ok) {
         hg_matmul_desc d = HG_MATMUL_DESC_INIT;

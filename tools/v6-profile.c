@@ -23,8 +23,7 @@
  * that many packed products through hg_matmul (cuBLAS:
  * cublasGemmStridedBatchedEx), the counters then covering the whole batch;
  * SHARE (after BATCH: a, b or ab) gives the shared operands stride 0, one
- * matrix every product reads (what the batch costs beyond its operands;
- * the family's rows refuse it, cuBLAS takes it).
+ * matrix every product reads (what the batch costs beyond its operands).
  */
 #include <stdio.h>
 #include <stdlib.h>

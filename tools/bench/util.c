@@ -60,9 +60,10 @@ void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *
     leading_dims(o, lda, ldb, ldc);
     int64_t sa, sb, sc;
     batch_strides(o, &sa, &sb, &sc);
-    /* (a shared operand, stride 0: one matrix) */
-    *na = (size_t)(o->share & SHARE_A ? stored_a(o, *lda) : sa * o->batch);
-    *nb = (size_t)(o->share & SHARE_B ? stored_b(o, *ldb) : sb * o->batch);
+    /* The last product's matrix after the others' strides (a shared
+     * operand, stride 0: one matrix). */
+    *na = (size_t)((o->batch - 1) * sa + stored_a(o, *lda));
+    *nb = (size_t)((o->batch - 1) * sb + stored_b(o, *ldb));
     *nc = (size_t)sc * (size_t)o->batch;
 }
 
