@@ -273,14 +273,16 @@ struct hg_fam_cfg {
      * (ptxas 13.0). A slot's readers (lane 0 of each consumer warp) arrive
      * on its read barrier, UNIT_READERS arrivals, which the writer waits on
      * before it writes the slot again (scheduler.cuh). The tickets come
-     * from the producer group's second warp, at most TICKET_SLOTS ahead,
-     * through a ring of that many words with a full and a free barrier
-     * each. */
+     * from the producer group's second warp through a ring of TICKET_SLOTS
+     * words with a full and a free barrier each, drawn that many claims
+     * ahead: one covers the atomic's round trip with a whole tile's time,
+     * and each more would hold one more tile back from the clusters that
+     * run out first at the end. */
     static constexpr bool DYNAMIC = !PINGPONG && CK == 1 && !(BM == 128 && BN == MMA_N_MAX && CN > 1);
     static constexpr int UNIT_SLOTS = DYNAMIC ? STAGES : 0;
     static constexpr int UNIT_HANDOVERS = DYNAMIC && TILE_CTAS > 1 ? STAGES + 1 : 0;
     static constexpr int UNIT_READ_BARRIERS = UNIT_SLOTS;
-    static constexpr int TICKET_SLOTS = DYNAMIC ? 2 : 0;
+    static constexpr int TICKET_SLOTS = DYNAMIC ? 1 : 0;
     static constexpr int UNIT_BARRIERS = UNIT_HANDOVERS + UNIT_READ_BARRIERS + 2 * TICKET_SLOTS;
     static constexpr int UNIT_READERS = CONSUMERS * (WG_THREADS / WARP_THREADS);
     static constexpr int UNIT_BYTES = 4;           /* a claimed tile: u32 */

@@ -26,10 +26,10 @@
  *
  * The hand-over, per claimed piece j (a CTA's claims numbered 0, 1, ...),
  * whose first k block goes into stage s. Rank 0's ticket warp draws the
- * tickets (an atomic add each) into a ring, TICKET_SLOTS ahead. Rank 0's
- * producer warp, once it has acquired stage s, takes ticket j from the ring,
- * writes it into unit slot s, sends it with st.async to slot s of each other
- * CTA of the cluster, which completes their hand-over barrier
+ * tickets (an atomic add each) into a ring, TICKET_SLOTS (one) ahead.
+ * Rank 0's producer warp, once it has acquired stage s, takes ticket j
+ * from the ring, writes it into unit slot s, sends it with st.async to
+ * slot s of each other CTA of the cluster, which completes their hand-over barrier
  * j % UNIT_HANDOVERS together with their own producer's arrival (those
  * producers wait there, acquire.cluster, then read their slot s), and arms
  * stage s as usual. The consumers read slot s once the stage is full (lane 0
@@ -147,9 +147,9 @@ template <class Cfg> struct hg_fam_sched {
     }
 
     /* The ticket warp (rank 0's producer group's second warp, one lane):
-     * draws the tickets into the ring, at most TICKET_SLOTS ahead of the
-     * claims, up to the first past the whole tiles; then counts itself done,
-     * and the last of the launch zeroes both counters for the next one. The
+     * draws the tickets into the ring, TICKET_SLOTS ahead of the claims,
+     * up to the first past the whole tiles; then counts itself done, and
+     * the last of the launch zeroes both counters for the next one. The
      * atomic's round trip (about a microsecond with the memory system full
      * of C) is this warp's alone: in the producer warp, its next barrier
      * arrival waited for it (docs/NOTES.md, twenty-eighth session). */
