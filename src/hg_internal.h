@@ -101,6 +101,10 @@ typedef struct {
      * (hg__set_stream_k; the tool's --stream-k off, to measure the tail's
      * worth); 0, the default: as tiling.h's rule says. */
     int no_stream_k;
+    /* The family's walk over whole tiles (hg__set_walk; the tool's --walk,
+     * the tests): HG__WALK_BY_RULE, the default (host.cuh's rule),
+     * HG__WALK_STATIC or HG__WALK_DYNAMIC (wherever it can run). */
+    int walk;
 } hg__device;
 
 /* Error text travels back from a launcher through this. */
@@ -679,6 +683,12 @@ void hg__set_slices(hg_handle h, int mode);
 /* on = 0: the family's kernels run whole tiles only (hg__device's
  * no_stream_k), for the tool; on = 1 (the default): stream-K by its rule. */
 void hg__set_stream_k(hg_handle h, int on);
+/* Which walk the family's kernels take over their whole tiles (hg__device's
+ * walk): by host.cuh's rule (the default), always the static one, or the
+ * dynamic one wherever it can run (more than one round of whole tiles and
+ * the workspace's counters), for the tool and the tests. */
+enum { HG__WALK_BY_RULE = 0, HG__WALK_STATIC = 1, HG__WALK_DYNAMIC = 2 };
+void hg__set_walk(hg_handle h, int mode);
 /* The sums (src/kernels/slice_sum.cu): C = act(alpha * sum of the slices'
  * partials + beta * C + bias) for p (one product), the partials `slices`
  * m x ldw fp32 blocks one after another at w. */

@@ -568,6 +568,12 @@ void hg__set_stream_k(hg_handle h, int on)
     h->last_kernel = NULL; /* AUTO's kept choice was planned with the other rule */
 }
 
+void hg__set_walk(hg_handle h, int mode)
+{
+    if (h == NULL) return;
+    h->dev.walk = mode;
+}
+
 hg_status hg__matmul_plan_slices(hg_handle h, const hg_matmul_desc *desc, int64_t *slices)
 {
     if (h == NULL || slices == NULL) return HG_STATUS_INVALID_VALUE;

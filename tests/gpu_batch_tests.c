@@ -156,7 +156,11 @@ static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__ke
     const size_t ncases = sizeof batch_cases / sizeof batch_cases[0];
     if (e && !e->batched) return 0; /* the series: cpu/matmul_batch checks its refusal */
     int runs_batches = 1;           /* else a family row that runs one product per call */
-    for (int dt = 0; dt < 2 && runs_batches; dt++)
+    for (int dt = 0; dt < 2 && runs_batches; dt++) {
+        /* The dynamic walk runs by rule only where A and B overflow L2
+         * (src/family/host.cuh): fp16's cases take it wherever it can run
+         * (more than one round of whole tiles), bf16's the rule's walk. */
+        hg__set_walk(h, dt == HG_F16 ? HG__WALK_DYNAMIC : HG__WALK_BY_RULE);
         for (size_t c = 0; c < ncases; c++) {
             if (hg_gpu_quick && c == ncases - 1) continue;
             gcase t = batch_cases[c];
@@ -173,6 +177,8 @@ static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__ke
                 break;
             }
         }
+    }
+    hg__set_walk(h, HG__WALK_BY_RULE);
     if (!e || e->writes_f32) {
         /* An fp32 C: gaps TMA steps over (8 elements: 16 bytes of A and B,
          * 32 of C), a bias, beta. */
@@ -198,9 +204,11 @@ static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__ke
         for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
             gcase t = batch_cases[shared[i].c];
             if (e) t.opA = e->op_a, t.opB = e->op_b;
+            hg__set_walk(h, i % 2 ? HG__WALK_BY_RULE : HG__WALK_DYNAMIC); /* as above */
             CHECK(run_batch_case_lean(h, kid, &t, i % 2 ? HG_BF16 : HG_F16, &shared[i].bs) >= 0,
                   "%s refuses a shared operand: %s", name, hg_last_error(h));
         }
+        hg__set_walk(h, HG__WALK_BY_RULE);
     }
     gcase t = batch_cases[0];
     if (!e || e->id == HG_KERNEL_GENERIC) {

@@ -67,9 +67,16 @@ template <class Cfg, int DT> struct hg_fam_host {
         }
         g.ws_need = hg__sk_workspace_bytes(d, g.plan.sk_workers, Cfg::SK_WORKER_BYTES);
         /* The dynamic walk where the whole tiles take more than one round
-         * (scheduler.cuh): its counters are the workspace's. Its tickets
-         * run to dp_tiles + workers, below 2^32. */
-        g.dynamic = Cfg::DYNAMIC && g.plan.dp_tiles > g.clusters && g.plan.dp_tiles < ((int64_t)1 << 31);
+         * and A and B (the whole batch's) overflow L2, so that clusters out
+         * of step would read a band's blocks from HBM again (scheduler.cuh);
+         * where they fit, every reread hits L2 and the claims' cost buys
+         * nothing (16384^2 x 256: 3% slower; docs/NOTES.md, twenty-ninth
+         * session). Its counters are the workspace's; its tickets run to
+         * dp_tiles + workers, below 2^32. */
+        const double operand_bytes = (double)p->batch * (double)p->k * ((double)p->m + (double)p->n) * Cfg::ELEM_BYTES;
+        g.dynamic = Cfg::DYNAMIC && g.plan.dp_tiles > g.clusters && g.plan.dp_tiles < ((int64_t)1 << 31) &&
+                    d->walk != HG__WALK_STATIC &&
+                    (d->walk == HG__WALK_DYNAMIC || operand_bytes > (double)d->l2_bytes);
         if (g.dynamic && g.ws_need < hg__ws_counter_bytes(d)) g.ws_need = hg__ws_counter_bytes(d);
         return g;
     }

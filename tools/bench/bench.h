@@ -103,6 +103,7 @@ typedef struct {
     hg_c_type c_type;       /* --c-type: C's elements (hg_matmul's c_type), and cuBLAS's */
     int slices;             /* --slices: HG__SLICES_BY_MODEL (on), _NEVER (off), _ALWAYS (force) */
     int stream_k;           /* --stream-k: 1 on (default), 0 off (hg__set_stream_k) */
+    int walk;               /* --walk: HG__WALK_BY_RULE (rule), _STATIC, _DYNAMIC (hg__set_walk) */
     int repeat, warmup;
     double cooldown;
     double sustain; /* --sustain: seconds of launches back to back per kernel (0: none) */

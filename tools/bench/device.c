@@ -617,6 +617,7 @@ int bench_init(bench *b, const options *o)
     }
     hg__set_slices(b->h, o->slices);
     hg__set_stream_k(b->h, o->stream_k);
+    hg__set_walk(b->h, o->walk);
     /* The device as the handle sees it, for the direct launches of the V6
      * ablations, with a workspace of their own; set up once, outside the
      * timed launches. */

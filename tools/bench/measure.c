@@ -84,6 +84,9 @@ static bool prepare_hg(bench *b, const sel *s, result *r)
     if (!b->o->stream_k)
         snprintf(in_slices + strlen(in_slices), sizeof in_slices - strlen(in_slices), "%swhole tiles",
                  slices > 0 ? ", " : "");
+    if (b->o->walk != HG__WALK_BY_RULE)
+        snprintf(in_slices + strlen(in_slices), sizeof in_slices - strlen(in_slices), "%s%s walk",
+                 in_slices[0] ? ", " : "", b->o->walk == HG__WALK_STATIC ? "static" : "dynamic");
     if (s->id == HG_KERNEL_AUTO)
         snprintf(r->note, sizeof r->note, "auto runs %s%s%s", hg_kernel_name(chosen), in_slices[0] ? " " : "",
                  in_slices);

@@ -107,6 +107,9 @@ void usage(FILE *f)
             "                           into pieces where tiling.h's rule says (default); off:\n"
             "                           whole tiles only, AUTO's model planning the same, to\n"
             "                           time what the stream-K tail is worth\n"
+            "  --walk rule|static|dynamic  the family's order over whole tiles: by host.cuh's\n"
+            "                           rule (default), fixed in advance, or claimed one by one\n"
+            "                           wherever that can run, to time one against the other\n"
             "  --repeat N               timed launches per kernel (default 30)\n"
             "  --warmup N               warm-up launches per kernel (default 5)\n"
             "  --cooldown S             seconds of idle before each kernel (default 3)\n"
@@ -330,6 +333,11 @@ int parse_option(options *o, const char *name, const char *v)
         if (strcasecmp(v, "on") == 0) o->stream_k = 1;
         else if (strcasecmp(v, "off") == 0) o->stream_k = 0;
         else return usage_error("bad --stream-k '%s' (on or off)", v);
+    } else if (strcmp(name, "--walk") == 0) {
+        if (strcasecmp(v, "rule") == 0) o->walk = HG__WALK_BY_RULE;
+        else if (strcasecmp(v, "static") == 0) o->walk = HG__WALK_STATIC;
+        else if (strcasecmp(v, "dynamic") == 0) o->walk = HG__WALK_DYNAMIC;
+        else return usage_error("bad --walk '%s' (rule, static or dynamic)", v);
     } else if (strcmp(name, "--act") == 0) {
         if (strcasecmp(v, "none") == 0) o->act = HG_ACT_NONE;
         else if (strcasecmp(v, "relu") == 0) o->act = HG_ACT_RELU;

@@ -49,6 +49,8 @@ int plan_kernels(const options *o)
     hg__set_slices(h, o->slices);
     hg__set_stream_k(h, o->stream_k);
     d.no_stream_k = !o->stream_k;
+    hg__set_walk(h, o->walk);
+    d.walk = o->walk;
 
     size_t na, nb, nc;
     int64_t lda, ldb, ldc;
