@@ -15,7 +15,7 @@ set -u
 BUILD=${1:-build}
 CUOBJDUMP=${CUOBJDUMP:-$(command -v cuobjdump || echo "${CUDA_HOME:-/usr/local/cuda}/bin/cuobjdump")}
 if [ ! -x "$CUOBJDUMP" ]; then
-  echo "sass.sh: no cuobjdump (set CUOBJDUMP, or pip install nvidia-cuda-cuobjdump)" >&2
+  echo "sass.sh: no cuobjdump (set CUOBJDUMP, or pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)" >&2
   exit 2
 fi
 # cuobjdump prints SASS through nvdisasm (the full toolkit's, or pip's
