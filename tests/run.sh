@@ -39,10 +39,11 @@ done
 slow=$(grep -lE "Potential Performance Loss|C7508|C751[0-9]" "$BUILD"/src/kernels/*.ptxas "$BUILD"/src/family/*.ptxas 2>/dev/null)
 [ -z "$slow" ] && ok "build/no-wgmma-serialization" || bad "build/no-wgmma-serialization" "$(grep -hE "Potential Performance Loss|C75" $slow | head -4)"
 # The same in the SASS, where cuobjdump is found (the full toolkit, or pip's
-# nvidia-cuda-cuobjdump with CUOBJDUMP set): HGMMA in V1-V6 and the family,
-# no local memory, no kernel that waits after every HGMMA.
+# nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm with CUOBJDUMP set): HGMMA
+# in V1-V6 and the family, no local memory, no kernel that waits after every
+# HGMMA.
 if out=$(bash tools/sass.sh "$BUILD" 2>&1); then ok "build/sass"
-elif [ $? = 2 ]; then skipped "build/sass" "no cuobjdump (CUOBJDUMP, or pip install nvidia-cuda-cuobjdump)"
+elif [ $? = 2 ]; then skipped "build/sass" "${out#sass.sh: }"
 else bad "build/sass" "$out"; fi
 
 # The profiling build's V6 (make prof: cycle counters) and its reader still

@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # The SASS check: per kernel object, its tensor-core instructions (HGMMA
 # where wgmma is meant; HMMA in the generic kernel and V0) and its local
-# memory traffic (LDL/STL: spills), and how many HGMMAs share a wait. Needs no GPU, only cuobjdump:
+# memory traffic (LDL/STL: spills), and how many HGMMAs share a wait.
+# Needs no GPU, only cuobjdump:
 #   tools/sass.sh [BUILD]
 # cuobjdump comes with the full CUDA toolkit; where the toolkit has only
-# nvcc and ptxas, `pip install nvidia-cuda-cuobjdump` provides it
-# (nvidia/cu13/bin/cuobjdump under the package's site directory; set
-# CUOBJDUMP to its path). Exits 1 when a family or V1-V6 object holds no
-# HGMMA, any object spills, or a kernel waits after every HGMMA (ptxas's
-# serialized form); 2 when cuobjdump is missing.
+# nvcc and ptxas, `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`
+# provides it (nvidia/cu13/bin/cuobjdump under the package's site
+# directory, nvdisasm beside it; set CUOBJDUMP to its path). Exits 1 when
+# a family or V1-V6 object holds no HGMMA, any object spills, or a kernel
+# waits after every HGMMA (ptxas's serialized form); 2 when cuobjdump is
+# missing or prints no SASS.
 set -u
 BUILD=${1:-build}
 CUOBJDUMP=${CUOBJDUMP:-$(command -v cuobjdump || echo "${CUDA_HOME:-/usr/local/cuda}/bin/cuobjdump")}
 if [ ! -x "$CUOBJDUMP" ]; then
-  echo "sass.sh: no cuobjdump (set CUOBJDUMP, or pip install nvidia-cuda-cuobjdump)" >&2
+  echo "sass.sh: no cuobjdump (set CUOBJDUMP, or pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)" >&2
+  exit 2
+fi
+# cuobjdump prints SASS through nvdisasm (the full toolkit's, or pip's
+# nvidia-cuda-nvdisasm beside pip's cuobjdump); without it, only headers.
+probe=$(ls "$BUILD"/src/kernels/*.o 2>/dev/null | head -1)
+if [ -n "$probe" ] && ! "$CUOBJDUMP" --dump-sass "$probe" 2>/dev/null | grep -q "Function :"; then
+  echo "sass.sh: $CUOBJDUMP printed no SASS for $probe (no nvidia-cuda-nvdisasm beside it?)" >&2
   exit 2
 fi
 status=0
