@@ -146,6 +146,13 @@ if ! out=$("$BUILD/hopgemm-bench" --act tanh -m 64 -n 64 -k 64 2>&1) && grep -q 
        grep -q '<- auto' <<<"$out"; }; }; then
   ok "bench/epilogue-options"; else bad "bench/epilogue-options" "$out"; fi
 
+# --walk takes rule, static or dynamic, and says so when given anything else.
+if ! out=$("$BUILD/hopgemm-bench" --walk sideways -m 64 -n 64 -k 64 2>&1) && grep -q "bad --walk 'sideways'" <<<"$out" &&
+   "$BUILD/hopgemm-bench" --help 2>&1 | grep -q -- "--walk rule|static|dynamic" &&
+   { out=$("$BUILD/hopgemm-bench" --plan --walk static -m 4096 -n 4096 -k 4096 2>&1); grep -q ARCH_MISMATCH <<<"$out" ||
+     grep -q '<- auto' <<<"$out"; }; then
+  ok "bench/walk-option"; else bad "bench/walk-option"; fi
+
 # tools/auto_check.py (#12's rule: AUTO's pick within 5% of the fastest kernel
 # measured on the product): it flags a made-up product where AUTO is 10%
 # slower (exit 1) and passes one where it is 2% slower (exit 0).
