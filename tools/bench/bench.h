@@ -252,6 +252,7 @@ const char *epilogue_name(const options *o);
  * inputs or f32. */
 const char *c_type_name(hg_c_type t);
 const char *share_name(int share); /* "a", "b", "ab", or "none" */
+const char *walk_name(int walk);   /* --walk's value: "rule", "static" or "dynamic" */
 /* The call the options describe, as hg_matmul takes it (bias used only
  * with --bias). */
 hg_matmul_desc call_desc(const options *o, const void *A, int64_t lda, const void *B, int64_t ldb, void *C,

@@ -46,7 +46,7 @@ void add_problem_args(arglist *a, const options *o, const char *kernels, bool fo
     if (o->slices != HG__SLICES_BY_MODEL)
         arg_add(a, "--slices=%s", o->slices == HG__SLICES_NEVER ? "off" : "force");
     if (!o->stream_k) arg_add(a, "--stream-k=off");
-    if (o->walk != HG__WALK_BY_RULE) arg_add(a, "--walk=%s", o->walk == HG__WALK_STATIC ? "static" : "dynamic");
+    if (o->walk != HG__WALK_BY_RULE) arg_add(a, "--walk=%s", walk_name(o->walk));
     /* An ncu child profiles one launch after one warm-up; cooling down is moot
      * with the profiler's replays around it. */
     arg_add(a, "--repeat=%d", for_ncu ? 1 : o->repeat);

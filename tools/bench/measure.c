@@ -86,7 +86,7 @@ static bool prepare_hg(bench *b, const sel *s, result *r)
                  slices > 0 ? ", " : "");
     if (b->o->walk != HG__WALK_BY_RULE)
         snprintf(in_slices + strlen(in_slices), sizeof in_slices - strlen(in_slices), "%s%s walk",
-                 in_slices[0] ? ", " : "", b->o->walk == HG__WALK_STATIC ? "static" : "dynamic");
+                 in_slices[0] ? ", " : "", walk_name(b->o->walk));
     if (s->id == HG_KERNEL_AUTO)
         snprintf(r->note, sizeof r->note, "auto runs %s%s%s", hg_kernel_name(chosen), in_slices[0] ? " " : "",
                  in_slices);

@@ -24,6 +24,11 @@ const char *dtype_name(hg_dtype d) { return d == HG_BF16 ? "bf16" : "f16"; }
 
 const char *c_type_name(hg_c_type t) { return t == HG_C_F32 ? "f32" : "inputs"; }
 
+const char *walk_name(int walk)
+{
+    return walk == HG__WALK_STATIC ? "static" : walk == HG__WALK_DYNAMIC ? "dynamic" : "rule";
+}
+
 const char *share_name(int share)
 {
     return share == (SHARE_A | SHARE_B) ? "ab" : share == SHARE_A ? "a" : share == SHARE_B ? "b" : "none";
