@@ -57,6 +57,13 @@ static inline double hg__traffic_bytes(const hg__problem *p)
     return 2.0 * ((double)p->m * (double)p->k + (double)p->n * (double)p->k) + hg__c_traffic_bytes(p);
 }
 
+/* How many distinct copies of an operand a batch reads: one where its batch
+ * stride is 0 (shared by every product), else one a product. */
+static inline double hg__batch_copies(const hg__problem *p, int64_t stride)
+{
+    return p->batch > 1 && stride != 0 ? (double)p->batch : 1.0;
+}
+
 /* A and B as stored (row-major), from the ops: A is rows_a x cols_a (m x k
  * for HG_OP_N, k x m for HG_OP_T), B is rows_b x cols_b. */
 typedef struct {

@@ -227,8 +227,8 @@ double hg__estimate_grid(const hg__kernel_entry *k, const hg__problem *p, const 
     const double b_reads = from_hbm_per_tile && b_bytes > HG_MODEL_L2_RESIDENT ? m_units : 1.0;
     const double c_bytes = hg__c_traffic_bytes(p);
     /* A batch's shared operand (stride 0) comes from HBM once. */
-    const double a_batch = p->batch > 1 && p->stride_a == 0 ? 1.0 : batch;
-    const double b_batch = p->batch > 1 && p->stride_b == 0 ? 1.0 : batch;
+    const double a_batch = hg__batch_copies(p, p->stride_a);
+    const double b_batch = hg__batch_copies(p, p->stride_b);
     const double bytes = a_batch * a_bytes * a_reads + batch * c_bytes +
                          b_batch * b_bytes * (split_tiles ? b_passes * b_reads : 1.0);
     const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);

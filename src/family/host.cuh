@@ -72,8 +72,11 @@ template <class Cfg, int DT> struct hg_fam_host {
          * where they fit, every reread hits L2 and the claims' cost buys
          * nothing (16384^2 x 256: 3% slower; docs/NOTES.md, twenty-ninth
          * session). Its counters are the workspace's; its tickets run to
-         * dp_tiles + workers, below 2^32. */
-        const double operand_bytes = (double)p->batch * (double)p->k * ((double)p->m + (double)p->n) * Cfg::ELEM_BYTES;
+         * dp_tiles + workers, below 2^32. A shared operand (stride 0) is
+         * one matrix in L2, however many products read it. */
+        const double operand_bytes = (double)p->k * Cfg::ELEM_BYTES *
+                                     ((double)p->m * hg__batch_copies(p, p->stride_a) +
+                                      (double)p->n * hg__batch_copies(p, p->stride_b));
         g.dynamic = Cfg::DYNAMIC && g.plan.dp_tiles > g.clusters && g.plan.dp_tiles < ((int64_t)1 << 31) &&
                     d->walk != HG__WALK_STATIC &&
                     (d->walk == HG__WALK_DYNAMIC || operand_bytes > (double)d->l2_bytes);
