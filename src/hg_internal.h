@@ -730,7 +730,7 @@ void hg__ctx_leave(const hg__ctx *c, void *saved);
 enum {
     HG_V6_PROF_TOTAL,    /* consumer 0: after setmaxnreg to after its last piece */
     HG_V6_PROF_MAIN0,    /* consumer 0: first acquire to drained, summed over pieces */
-    HG_V6_PROF_FULL0,    /* consumer 0: waiting on full barriers */
+    HG_V6_PROF_FULL0,    /* consumer 0: waiting on full barriers (the dynamic walk's claim too, before MAIN0's start) */
     HG_V6_PROF_STARVED0, /* consumer 0: steady-state k blocks whose wait_group<1> found the previous group done */
     HG_V6_PROF_EPI0,     /* consumer 0: drained to end of piece (stream-K fixup and epilogue) */
     HG_V6_PROF_MAIN1,    /* the same four for consumer 1 */

@@ -288,7 +288,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 hg_acc_fence<Cfg::ACC_REGS>(acc);
             }
             const int64_t row0 = offset_m + (int64_t)part * Cfg::WG_M;
-            const uint32_t t_piece = hg_prof_clock();
+            /* The piece's start is taken off main now and its end added
+             * below, so no clock lives in a register through the mainloop. */
+            pr.main -= hg_prof_clock_in_order();
             pr.kblocks += (uint32_t)(pc.k_end - pc.k_begin), pr.pieces++;
             /* Only a whole tile surely writes C (a tail piece may not).
              * load_first waits for the previous tile's last stores to have
@@ -312,8 +314,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
              * consumer's turn. */
             if (Cfg::PINGPONG && ctid == 0)
                 hg_mbarrier_arrive(hg_fam_turn_barrier<Cfg>(cta.smem, (wg + 1) % Cfg::CONSUMERS));
-            const uint32_t t_drained = hg_prof_clock();
-            pr.main += t_drained - t_piece;
+            const uint32_t t_drained = hg_prof_clock_in_order();
+            pr.main += t_drained;
             /* A piece of a tail tile: only the last piece to finish writes C.
              * (A WHOLE_ONLY row's plan has none: host.cuh.) */
             if constexpr (Cfg::CK > 1) {

@@ -25,6 +25,21 @@ static __device__ __forceinline__ uint32_t hg_prof_clock(void)
 #endif
 }
 
+/* The same through volatile asm, which keeps its place among the waits' and
+ * wgmmas' asm: clock()'s builtin may move, and sank a piece's start past its
+ * mainloop (the family's "mainloop" read a few cycles below zero a piece).
+ * Only where the order matters: it costs the consumers a register. */
+static __device__ __forceinline__ uint32_t hg_prof_clock_in_order(void)
+{
+#ifdef HG_V6_PROFILE
+    uint32_t t;
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t));
+    return t;
+#else
+    return 0;
+#endif
+}
+
 /* Nanoseconds on the GPU's global timer, to turn cycles into a clock. */
 static __device__ __forceinline__ uint64_t hg_prof_globaltimer(void)
 {
