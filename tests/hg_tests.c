@@ -95,6 +95,9 @@ static void run(const hg_test_case *t)
 
 int main(int argc, char **argv)
 {
+    /* A line at a time even into a file or pipe: a run killed by a timeout
+     * keeps every failed check and finished part it printed. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     int cpu = 1, gpu = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--cpu-only")) gpu = 0;
