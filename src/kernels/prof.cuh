@@ -16,41 +16,33 @@
 /* A wait_group<1> shorter than this found the previous group already done. */
 static constexpr uint32_t HG_PROF_STARVED_CYCLES = 64;
 
-static __device__ __forceinline__ uint32_t hg_prof_clock(void)
-{
 #ifdef HG_V6_PROFILE
-    return (uint32_t)clock();
-#else
-    return 0;
-#endif
-}
+/* SM cycles, through clock()'s builtin: the compiler may move it. */
+static __device__ __forceinline__ uint32_t hg_prof_clock(void) { return (uint32_t)clock(); }
 
-/* The same through volatile asm, which keeps its place among the waits' and
- * wgmmas' asm: clock()'s builtin may move, and sank a piece's start past its
- * mainloop (the family's "mainloop" read a few cycles below zero a piece).
- * Only where the order matters: it costs the consumers a register. */
+/* SM cycles through volatile asm, which keeps its place among the waits' and
+ * wgmmas' asm: clock()'s builtin sank a piece's start past its mainloop (the
+ * family's "mainloop" read a few cycles below zero a piece). Only where the
+ * order matters: a read that cannot move can cost the consumers a register. */
 static __device__ __forceinline__ uint32_t hg_prof_clock_in_order(void)
 {
-#ifdef HG_V6_PROFILE
     uint32_t t;
     asm volatile("mov.u32 %0, %%clock;" : "=r"(t));
     return t;
-#else
-    return 0;
-#endif
 }
 
 /* Nanoseconds on the GPU's global timer, to turn cycles into a clock. */
 static __device__ __forceinline__ uint64_t hg_prof_globaltimer(void)
 {
-#ifdef HG_V6_PROFILE
     uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
-#else
-    return 0;
-#endif
 }
+#else
+static __device__ __forceinline__ uint32_t hg_prof_clock(void) { return 0; }
+static __device__ __forceinline__ uint32_t hg_prof_clock_in_order(void) { return 0; }
+static __device__ __forceinline__ uint64_t hg_prof_globaltimer(void) { return 0; }
+#endif
 
 /* One word of this CTA's row (rows NULL: not the profiling build). */
 static __device__ __forceinline__ void hg_prof_put(uint32_t *rows, int field, uint32_t v)
