@@ -269,17 +269,23 @@ HG_HD hg_sk_cursor hg_sk_start(const hg_sk_plan *p, int64_t w)
     return c;
 }
 
+/* Whole tile t (< dp_tiles) as a piece: all its k blocks, no fixup. */
+HG_HD void hg_sk_whole_piece(const hg_sk_plan *p, int64_t t, hg_sk_piece *out)
+{
+    out->tile = t;
+    out->k_begin = 0;
+    out->k_end = p->k_tiles;
+    out->sk_tile = -1;
+    out->first_worker = out->last_worker = -1;
+    out->slot = 0;
+}
+
 /* Worker w's next piece into *out; 0 when it has none left. Whole tiles come
  * first, then the tail range. */
 HG_HD int hg_sk_next(const hg_sk_plan *p, hg_sk_cursor *c, hg_sk_piece *out)
 {
     if (c->dp_next < p->dp_tiles) {
-        out->tile = c->dp_next;
-        out->k_begin = 0;
-        out->k_end = p->k_tiles;
-        out->sk_tile = -1;
-        out->first_worker = out->last_worker = -1;
-        out->slot = 0;
+        hg_sk_whole_piece(p, c->dp_next, out);
         c->dp_next += p->workers;
         return 1;
     }

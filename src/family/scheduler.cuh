@@ -141,8 +141,7 @@ template <class Cfg> struct hg_fam_sched {
     __device__ __forceinline__ void whole_piece(const hg_sk_plan &plan, int64_t t, hg_sk_piece *pc, uint32_t rank,
                                                 int64_t *offset_m, int64_t *offset_n, int32_t *batch) const
     {
-        pc->tile = t, pc->k_begin = 0, pc->k_end = plan.k_tiles;
-        pc->sk_tile = -1, pc->first_worker = pc->last_worker = -1, pc->slot = 0;
+        hg_sk_whole_piece(&plan, t, pc);
         tile_offsets(t, rank, offset_m, offset_n, batch);
     }
 
