@@ -339,10 +339,10 @@ int parse_option(options *o, const char *name, const char *v)
         else if (strcasecmp(v, "off") == 0) o->stream_k = 0;
         else return usage_error("bad --stream-k '%s' (on or off)", v);
     } else if (strcmp(name, "--walk") == 0) {
-        if (strcasecmp(v, "rule") == 0) o->walk = HG__WALK_BY_RULE;
-        else if (strcasecmp(v, "static") == 0) o->walk = HG__WALK_STATIC;
-        else if (strcasecmp(v, "dynamic") == 0) o->walk = HG__WALK_DYNAMIC;
-        else return usage_error("bad --walk '%s' (rule, static or dynamic)", v);
+        int w = HG__WALK_BY_RULE;
+        while (w <= HG__WALK_DYNAMIC && strcasecmp(v, walk_name(w)) != 0) w++;
+        if (w > HG__WALK_DYNAMIC) return usage_error("bad --walk '%s' (rule, static or dynamic)", v);
+        o->walk = w;
     } else if (strcmp(name, "--act") == 0) {
         if (strcasecmp(v, "none") == 0) o->act = HG_ACT_NONE;
         else if (strcasecmp(v, "relu") == 0) o->act = HG_ACT_RELU;
