@@ -4,7 +4,8 @@
 # under $OUT (or ./gpu-check-out), a short table last.
 #   tools/gpu-check.sh [--no-tests] [--no-sanitize] [--no-bench] [--bench "ARGS"]
 # KERNELS="v6 auto" limits the tests and the sanitizers to those kernels;
-# TEST_JOBS=N runs N test processes at once (default 4), TEST_TIMEOUT each.
+# TEST_JOBS=N runs N test processes at once (default 4), TEST_TIMEOUT each;
+# TEST_PART=gpu/large runs only that part of the tier (hg-tests --test) on each kernel.
 set -u
 OUT=${OUT:-gpu-check-out}; mkdir -p "$OUT"
 BUILD=${BUILD:-build}
@@ -45,11 +46,11 @@ if [ $tests = 1 ]; then
   one_kernel() { # kernel: its tier in one process; a line of result, then its failures
     local start rc
     start=$(date +%s)
-    timeout -k 30 "${TEST_TIMEOUT:-300}" "$TEST_BUILD/hg-tests" --gpu-only --kernel "$1" >"$logs/$1.log" 2>&1; rc=$?
+    timeout -k 30 "${TEST_TIMEOUT:-300}" "$TEST_BUILD/hg-tests" --gpu-only --kernel "$1" ${TEST_PART:+--test "$TEST_PART"} >"$logs/$1.log" 2>&1; rc=$?
     { echo "tests $1: rc=$rc $(tail -1 "$logs/$1.log") ($(( $(date +%s) - start )) s)"
       grep -E "^(FAIL|    )" "$logs/$1.log" | head -12; } >"$logs/$1.result"
   }
-  export -f one_kernel; export TEST_BUILD logs
+  export -f one_kernel; export TEST_BUILD logs TEST_PART
   kernels=${KERNELS:-$("$BUILD/hopgemm-bench" --list | awk '$1 ~ /^(generic|v[0-9]|sm90_.*)$/ {print $1}') auto}
   tr ' ' '\n' <<<"$kernels" | grep . | xargs -P "${TEST_JOBS:-4}" -I{} bash -c 'one_kernel {}'
   : > "$OUT/tests.log"
