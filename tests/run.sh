@@ -189,6 +189,13 @@ if [ ! -x "$BUILD/hopgemm-bench" ]; then skipped "tools/auto_check --replan" "$B
 elif out=$(python3 tools/auto_check.py "$tmp/replan.csv" --replan "$BUILD/hopgemm-bench" 2>&1) &&
      grep -q '^ok   1x8192x8192 TN f16 *plan picks sm90_64x8x64_s8_c1x1_swap_tn' <<<"$out"; then
   ok "tools/auto_check --replan"; else bad "tools/auto_check --replan" "$out"; fi
+# tools/bench-issue14.sh's commands are ones the tool takes (PLAN_ONLY=1: each
+# with --plan, nothing timed), and a copy with a misspelt option is refused.
+sed 's/--act gelu$/--act gelux/' tools/bench-issue14.sh >"$tmp/issue14-bad.sh"
+if [ ! -x "$BUILD/hopgemm-bench" ]; then skipped "tools/bench-issue14" "$BUILD/hopgemm-bench not built"
+elif out=$(PLAN_ONLY=1 bash tools/bench-issue14.sh "$BUILD" 2>&1) &&
+     ! PLAN_ONLY=1 bash "$tmp/issue14-bad.sh" "$BUILD" >/dev/null 2>&1; then
+  ok "tools/bench-issue14"; else bad "tools/bench-issue14" "${out:-the misspelt copy passed}"; fi
 
 # The test binary: CPU tier, then GPU tier (skipped with the reason where no GPU).
 gpu=0

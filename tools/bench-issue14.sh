@@ -12,13 +12,20 @@
 # the plain product's of the same dtype and C type (#14 asks at most 1.03).
 #   Usage: [DTYPES="f16 bf16"] tools/bench-issue14.sh [BUILD] [PART...]
 #   PART: batches, epilogues (7 runs a dtype), compute.
+#   PLAN_ONLY=1: each command with --plan instead (no GPU needed, nothing
+#   timed): the CPU tier runs it so that the tool's options stay in step.
 set -u
 BUILD=${1:-build}; shift || true
 parts=${*:-batches epilogues compute}
 OUT=${OUT:-bench-out}; mkdir -p "$OUT"
 B="$BUILD/hopgemm-bench"
+status=0
 run() { # name, args...
   local name=$1; shift
+  if [ "${PLAN_ONLY:-0}" = 1 ]; then
+    "$B" "$@" --plan >/dev/null 2>&1 || { echo "$name: the tool refuses: $*"; status=1; }
+    return
+  fi
   timeout 400 "$B" "$@" --fresh 3 --cooldown 1 --csv "$OUT/$name.csv" >"$OUT/$name.log" 2>"$OUT/$name.err"
   echo "== $name (rc $?): $*"; sed -n '/^kernel /,$p' "$OUT/$name.log"
 }
@@ -42,6 +49,7 @@ for part in $parts; do case $part in
     run compute_32f --kernel auto ;;
   *) echo "unknown part $part (batches, epilogues, compute)" >&2; exit 64 ;;
 esac; done
+[ "${PLAN_ONLY:-0}" = 1 ] && exit $status
 # AUTO's median ms of each epilogue run over its plain twin's (same dtype, same C type).
 auto_ms() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ms") c = i } $3 == "auto" { print $c }' "$1" 2>/dev/null; }
 for dt in f16 bf16; do
