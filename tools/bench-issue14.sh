@@ -17,7 +17,8 @@
 set -u
 BUILD=${1:-build}; shift || true
 parts=${*:-batches epilogues compute}
-OUT=${OUT:-bench-out}; mkdir -p "$OUT"
+OUT=${OUT:-bench-out}
+[ "${PLAN_ONLY:-0}" = 1 ] || mkdir -p "$OUT"
 B="$BUILD/hopgemm-bench"
 status=0
 run() { # name, args...
