@@ -74,7 +74,6 @@ int hg__slices_plan(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     }
     if (n_slices < 2) return 0;
     const int64_t ks = p->k / n_slices;
-    const hg__stored st = hg__stored_of(p);
     s->slices = n_slices;
     s->ldw = (int64_t)hg__round_up((size_t)p->n, HG_SLICES_LDW_ALIGN);
     s->bytes = hg__round_up((size_t)n_slices * (size_t)p->m * (size_t)s->ldw * sizeof(float), HG_WS_ALIGN);
@@ -83,9 +82,11 @@ int hg__slices_plan(const hg__kernel_entry *k, const hg__problem *p, const hg__d
     q->k = ks;
     q->batch = n_slices;
     /* Slice i of a K-major operand starts i * ks elements along its rows;
-     * of an MN-major one (k rows), i * ks rows down. */
-    q->stride_a = st.cols_a == p->k ? ks : ks * p->lda;
-    q->stride_b = st.cols_b == p->k ? ks : ks * p->ldb;
+     * of an MN-major one (k rows), i * ks rows down. Told by the op, not by
+     * comparing the stored columns with k: where m (n) equals k, both read
+     * alike. */
+    q->stride_a = p->opA == HG_OP_N ? ks : ks * p->lda;
+    q->stride_b = p->opB == HG_OP_T ? ks : ks * p->ldb;
     q->sliced_k = 1;
     q->C = HG_SLICES_PLACEHOLDER;
     q->ldc = s->ldw;

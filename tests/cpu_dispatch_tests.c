@@ -581,6 +581,19 @@ void test_slices_plan(void)
     CHECK(hg__slices_plan(nt, &q, &d, &sl) == 1 && sl.inner.stride_a == sl.inner.k * 256 &&
               sl.inner.stride_b == sl.inner.k * 256,
           "NT: slices step %lld and %lld elements", (long long)sl.inner.stride_a, (long long)sl.inner.stride_b);
+    /* m = k (A stored k x m) and n = k (B stored k x n): the stored columns
+     * equal k, yet both operands are MN-major and step rows */
+    q = hg__problem_make(HG_OP_T, HG_OP_N, 2048, 256, 2048, 1.0f, A, 2048, B, 256, 0.0f, C, 256, HG_F16);
+    CHECK(hg__slices_plan(nt, &q, &d, &sl) == 1 && sl.inner.stride_a == sl.inner.k * 2048 &&
+              sl.inner.stride_b == sl.inner.k * 256,
+          "NT, m = k: slices step %lld and %lld elements", (long long)sl.inner.stride_a,
+          (long long)sl.inner.stride_b);
+    const hg__kernel_entry *tt = hg__find_kernel(HG_KERNEL_SM90_128X256X64_S4_C2X1_TT);
+    q = hg__problem_make(HG_OP_N, HG_OP_N, 256, 2048, 2048, 1.0f, A, 2048, B, 2048, 0.0f, C, 2048, HG_F16);
+    CHECK(tt && hg__slices_plan(tt, &q, &d, &sl) == 1 && sl.inner.stride_a == sl.inner.k &&
+              sl.inner.stride_b == sl.inner.k * 2048,
+          "TT, n = k: slices step %lld and %lld elements", (long long)sl.inner.stride_a,
+          (long long)sl.inner.stride_b);
     /* AUTO takes them for 256 x 256 x 131072, and not with too little workspace */
     hg_handle h = NULL;
     if (hg__create_for_device(&h, &d) != HG_STATUS_SUCCESS) {
