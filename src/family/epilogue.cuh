@@ -142,33 +142,47 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 CT *dst = (CT *)(slot + hg_fam_swizzled<Cfg, G::BYTES>(r + PAIR_COLS * h, c + PAIR_COLS * j));
-                float v0, v1;
+                float v0, v1, c0 = 0.0f, c1 = 0.0f;
                 hg_acc_pair(frag, 4 * j + 2 * h, &v0, &v1);
-                v0 *= epi.alpha, v1 *= epi.alpha;
-                if (with_c) {
-                    float c0, c1;
-                    hg_c_load2<DT>(dst, &c0, &c1);
-                    v0 += epi.beta * c0, v1 += epi.beta * c1;
-                }
-                finish_pair<FIN>(&v0, &v1, bias, j);
+                if (with_c) hg_c_load2<DT>(dst, &c0, &c1);
+                finish_pair<FIN, true>(&v0, &v1, epi, with_c, c0, c1, bias, j);
                 hg_c_store2<DT>(dst, v0, v1);
             }
         }
     }
 
-    /* The bias of pair block j (bias: the thread's first pair in the
-     * consumer's copy, a block's PAIR_COLS / 2 pairs further) and the
-     * activation, on a pair's two values: stage's and stage_matrix's last
-     * step before the pair is written. */
-    template <class FIN>
-    static __device__ __forceinline__ void finish_pair(float *v0, float *v1, const uint32_t *bias, int j)
+    /* A pair's values before they are written: act(alpha acc + beta old +
+     * bias), the old C (c0, c1) only where with_c, the bias of pair block j
+     * (bias: the thread's first pair in the consumer's copy, a block's
+     * PAIR_COLS / 2 pairs further), alpha's multiply only where SCALE.
+     * stage's and stage_matrix's last step. With a bias or an activation,
+     * the sums are multiply-adds on values scaled by FIN::pre, so GELU's
+     * halving (hg_gelu_tanh_half) and the bias cost no instruction of their
+     * own. */
+    template <class FIN, bool SCALE>
+    static __device__ __forceinline__ void finish_pair(float *v0, float *v1, const hg_epilogue &epi, bool with_c,
+                                                       float c0, float c1, const uint32_t *bias, int j)
     {
-        if constexpr (FIN::bias) {
-            const uint32_t pair = bias[j * PAIR_COLS / 2];
-            *v0 = hg_fin_apply<FIN>(*v0, hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFFu)));
-            *v1 = hg_fin_apply<FIN>(*v1, hg_elem_to_f32<DT>((uint16_t)(pair >> 16)));
+        if constexpr (!FIN::active) {
+            if constexpr (SCALE) *v0 *= epi.alpha, *v1 *= epi.alpha;
+            if (with_c) *v0 += epi.beta * c0, *v1 += epi.beta * c1;
         } else {
-            *v0 = hg_fin_apply<FIN>(*v0, 0.0f), *v1 = hg_fin_apply<FIN>(*v1, 0.0f);
+            static_assert(SCALE, "a bias or an activation comes with alpha (chunk's stage_matrix)");
+            constexpr float PRE = FIN::pre;
+            float a0 = 0.0f, a1 = 0.0f; /* PRE (beta old + bias) */
+            if constexpr (FIN::bias) {
+                const uint32_t pair = bias[j * PAIR_COLS / 2];
+                a0 = PRE * hg_elem_to_f32<DT>((uint16_t)(pair & 0xFFFFu));
+                a1 = PRE * hg_elem_to_f32<DT>((uint16_t)(pair >> 16));
+            }
+            if (with_c) a0 = fmaf(PRE * epi.beta, c0, a0), a1 = fmaf(PRE * epi.beta, c1, a1);
+            if (FIN::bias || with_c) {
+                *v0 = hg_fin_act<FIN>(fmaf(PRE * epi.alpha, *v0, a0));
+                *v1 = hg_fin_act<FIN>(fmaf(PRE * epi.alpha, *v1, a1));
+            } else {
+                *v0 = hg_fin_act<FIN>(PRE * epi.alpha * *v0);
+                *v1 = hg_fin_act<FIN>(PRE * epi.alpha * *v1);
+            }
         }
     }
 
@@ -594,16 +608,15 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                 /* Pair block j = 2g + x / 2, half h = x % 2: fragment
                  * elements 4j + 2h and the next. */
                 const int j = 2 * g + x / 2;
-                float v0, v1;
+                float v0, v1, c0 = 0.0f, c1 = 0.0f;
                 hg_acc_pair(frag, 4 * j + 2 * (x % 2), &v0, &v1);
-                if constexpr (SCALE) v0 *= epi.alpha, v1 *= epi.alpha;
                 if constexpr (OLD_C) {
                     if (with_c) {
-                        v0 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[og][x] & 0xFFFFu));
-                        v1 += epi.beta * hg_elem_to_f32<DT>((uint16_t)(old[og][x] >> 16));
+                        c0 = hg_elem_to_f32<DT>((uint16_t)(old[og][x] & 0xFFFFu));
+                        c1 = hg_elem_to_f32<DT>((uint16_t)(old[og][x] >> 16));
                     }
                 }
-                finish_pair<FIN>(&v0, &v1, bias, j);
+                finish_pair<FIN, SCALE>(&v0, &v1, epi, with_c, c0, c1, bias, j);
                 packed[x] = hg_pack2<DT>(v0, v1);
             }
             hg_stmatrix_x4(addr, packed);
