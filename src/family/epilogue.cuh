@@ -157,8 +157,8 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
      * PAIR_COLS / 2 pairs further), alpha's multiply only where SCALE.
      * stage's and stage_matrix's last step. With a bias or an activation,
      * the sums are multiply-adds on values scaled by FIN::pre, so GELU's
-     * halving (hg_gelu_tanh_half) and the bias cost no instruction of their
-     * own. */
+     * halving (hg_gelu_tanh_half) and the bias's add cost no instruction of
+     * their own. */
     template <class FIN, bool SCALE>
     static __device__ __forceinline__ void finish_pair(float *v0, float *v1, const hg_epilogue &epi, bool with_c,
                                                        float c0, float c1, const uint32_t *bias, int j)
