@@ -197,6 +197,13 @@ elif out=$(PLAN_ONLY=1 bash tools/bench-issue14.sh "$BUILD" 2>&1) &&
      ! PLAN_ONLY=1 bash "$tmp/issue14-bad.sh" "$BUILD" >/dev/null 2>&1; then
   ok "tools/bench-issue14"; else bad "tools/bench-issue14" "${out:-the misspelt copy passed}"; fi
 
+# tools/bench-ab.sh hands each argument set to both builds' tools (PLAN_ONLY=1:
+# --plan, nothing timed), and says so when a tool refuses one.
+if [ ! -x "$BUILD/hopgemm-bench" ]; then skipped "tools/bench-ab" "$BUILD/hopgemm-bench not built"
+elif out=$(PLAN_ONLY=1 bash tools/bench-ab.sh "$BUILD" "$BUILD" '--dtype bf16' '--dtype bf16 --bias --act gelu' 2>&1) &&
+     ! PLAN_ONLY=1 bash tools/bench-ab.sh "$BUILD" "$BUILD" '--dtype bf16 --act gelux' >/dev/null 2>&1; then
+  ok "tools/bench-ab"; else bad "tools/bench-ab" "${out:-a misspelt option passed}"; fi
+
 # The test binary: CPU tier, then GPU tier (skipped with the reason where no GPU).
 gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then gpu=1; fi
