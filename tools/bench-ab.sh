@@ -14,29 +14,32 @@ set -u
 if [ $# -lt 3 ]; then echo "usage: tools/bench-ab.sh BUILD_A BUILD_B 'ARGS' ['ARGS' ...]" >&2; exit 64; fi
 A=$1 B=$2; shift 2
 OUT=${OUT:-bench-out}
-[ "${PLAN_ONLY:-0}" = 1 ] || mkdir -p "$OUT"
 status=0
+if [ "${PLAN_ONLY:-0}" = 1 ]; then
+  for args in "$@"; do
+    read -r -a argv <<<"$args"
+    for build in "$A" "$B"; do
+      "$build/hopgemm-bench" "${argv[@]}" --plan >/dev/null 2>&1 || { echo "$build: the tool refuses: $args"; status=1; }
+    done
+  done
+  exit $status
+fi
+mkdir -p "$OUT"
 first_ms() { # the first row's ms in a CSV
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ms") c = i } NR == 2 { print $c }' "$1" 2>/dev/null
 }
 summary=()
-rounds=${ROUNDS:-2}; [ "${PLAN_ONLY:-0}" = 1 ] && rounds=1
-for ((r = 1; r <= rounds; r++)); do
+for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
   s=0 a0="" b0=""
   for args in "$@"; do
     s=$((s + 1))
     read -r -a argv <<<"$args"
     for side in A B; do
       build=$A; [ $side = B ] && build=$B
-      if [ "${PLAN_ONLY:-0}" = 1 ]; then
-        "$build/hopgemm-bench" "${argv[@]}" --plan >/dev/null 2>&1 || { echo "$side: the tool refuses: $args"; status=1; }
-        continue
-      fi
       name="$OUT/ab_r${r}_s${s}_$side"
       timeout 400 "$build/hopgemm-bench" "${argv[@]}" --fresh 3 --cooldown 1 --csv "$name.csv" >"$name.log" 2>"$name.err"
       echo "== round $r, set $s, $side (rc $?): $build $args"
     done
-    [ "${PLAN_ONLY:-0}" = 1 ] && continue
     a=$(first_ms "$OUT/ab_r${r}_s${s}_A.csv"); b=$(first_ms "$OUT/ab_r${r}_s${s}_B.csv")
     [ $s = 1 ] && a0=$a b0=$b
     if [ -n "$a" ] && [ -n "$b" ] && [ -n "$a0" ] && [ -n "$b0" ]; then
@@ -47,6 +50,5 @@ for ((r = 1; r <= rounds; r++)); do
     fi
   done
 done
-[ "${PLAN_ONLY:-0}" = 1 ] && exit $status
 printf '%s\n' "${summary[@]}"
 exit $status
