@@ -289,15 +289,16 @@ hg_status hg_gemm(hg_handle h, hg_op opA, hg_op opB, int64_t m, int64_t n, int64
  * the whole range of C's products must not share a byte with the range of
  * A's, B's or the bias's (a region test over the batch, not per element).
  * The family runs a batch as one launch when A, B and C each are 16-byte
- * aligned with strides that are multiples of 8 elements of at least one
- * whole matrix (rows x leading dimension), or 0 for A or B (one matrix that
- * every product reads); its _swap rows, which write C
- * per thread, take any stride_c. Its 256 x 128 and _ct rows run one product
- * per call and refuse a batch when chosen with hg_set_kernel (AUTO passes
- * them by). Anything else runs GENERIC, one product at a time. The series
- * (V0-V6) returns HG_STATUS_NOT_SUPPORTED for batch_count > 1. A descriptor
- * whose size does not cover the batch's fields (built against 0.1) is one
- * product.
+ * aligned with strides that are multiples of 8 elements below 2^39: for A
+ * and B any such stride, shorter than a matrix too (products that overlap,
+ * a window sliding over rows or along k), or 0 (one matrix that every
+ * product reads); for C at least one whole matrix (m x ldc). Its _swap
+ * rows, which write C per thread, take any stride_c. Its 256 x 128 and _ct
+ * rows run one product per call and refuse a batch when chosen with
+ * hg_set_kernel (AUTO passes them by). Anything else runs GENERIC, one
+ * product at a time. The series (V0-V6) returns HG_STATUS_NOT_SUPPORTED
+ * for batch_count > 1. A descriptor whose size does not cover the batch's
+ * fields (built against 0.1) is one product.
  * The accumulation: `compute` (hg_compute above); HG_COMPUTE_16F lets the
  * family's _f16acc configurations run the call: fp16 accumulators, converted
  * to fp32 for alpha, beta, the bias and the activation. A kernel chosen with

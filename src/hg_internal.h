@@ -35,8 +35,8 @@ typedef struct {
     hg_compute compute; /* hg_matmul's accumulation; HG_COMPUTE_32F for hg_gemm */
     hg_c_type c_type;   /* hg_matmul's C elements; HG_C_AS_INPUTS for hg_gemm */
     /* 1: the k slices of one product as a batch (src/slices.c): A's and B's
-     * batch strides step along k inside one matrix, so they may be shorter
-     * than a whole matrix; 0 for every call. */
+     * batch strides step along k inside one matrix (shorter than it, as a
+     * call's operand strides may be too); 0 for every call. */
     int sliced_k;
 } hg__problem;
 

@@ -264,30 +264,29 @@ const char *hg__tma_tn_can_serve(const hg__problem *p, const hg__device *d)
     return hg__tma_layout_can_serve(p, d, HG_OP_N, HG_OP_T);
 }
 
-/* A batch stride TMA steps by: a multiple of 16 bytes (eb-byte elements),
- * below 2^39 elements, and at least a whole matrix (rows x ld), so the third
- * dimension never steps back into the one before; or, for an operand
- * (shared_ok), 0: one matrix every product reads, a map whose third stride
- * is 0 (the driver takes it, and every batch coordinate reads the same
- * bytes). */
-static int tma_batch_stride_ok(int64_t stride, int64_t rows, int64_t ld, int eb, int shared_ok)
+/* A batch stride TMA steps by: a positive multiple of 16 bytes (eb-byte
+ * elements) below 2^39 elements. The driver takes a third stride shorter
+ * than the matrix (16 bytes included), and a map's addresses are base +
+ * coordinate x stride per dimension, so products may overlap. */
+static int tma_batch_stride_ok(int64_t stride, int eb)
 {
-    if (stride == 0) return shared_ok;
-    return stride > 0 && (stride * eb) % 16 == 0 && stride < ((int64_t)1 << 39) && stride / ld >= rows;
+    return stride > 0 && (stride * eb) % 16 == 0 && stride < ((int64_t)1 << 39);
 }
+
+/* An operand's batch stride: as above, or 0, one matrix every product
+ * reads (a map whose third stride is 0; every batch coordinate reads the
+ * same bytes). */
+static int tma_operand_stride_ok(int64_t stride) { return stride == 0 || tma_batch_stride_ok(stride, 2); }
 
 const char *hg__tma_batch_can_serve(const hg__problem *p, int c_by_tma)
 {
     if (p->batch <= 1) return NULL;
     if (p->batch > INT32_MAX) return "runs at most 2^31 - 1 products in a batch (TMA's coordinates).";
-    const hg__stored st = hg__stored_of(p);
-    /* k slices of one product (src/slices.c) step along k: a K-major
-     * operand's slice is shorter than a row. */
-    const int64_t rows_a = p->sliced_k ? 0 : st.rows_a, rows_b = p->sliced_k ? 0 : st.rows_b;
-    if (!tma_batch_stride_ok(p->stride_a, rows_a, p->lda, 2, 1) ||
-        !tma_batch_stride_ok(p->stride_b, rows_b, p->ldb, 2, 1))
-        return "needs stride_a and stride_b 0 or multiples of 8 elements of at least a whole matrix (TMA).";
-    if (c_by_tma && !tma_batch_stride_ok(p->stride_c, p->m, p->ldc, hg__c_bytes(p), 0))
+    if (!tma_operand_stride_ok(p->stride_a) || !tma_operand_stride_ok(p->stride_b))
+        return "needs stride_a and stride_b 0 or multiples of 8 elements below 2^39 (TMA).";
+    /* C's products a whole m x ldc apart, so that no product's TMA stores
+     * land in another's rows. */
+    if (c_by_tma && (!tma_batch_stride_ok(p->stride_c, hg__c_bytes(p)) || p->stride_c / p->ldc < p->m))
         return "needs stride_c a multiple of 16 bytes of at least m x ldc (TMA).";
     return NULL;
 }

@@ -22,7 +22,8 @@ static int rejects(hg_handle h, const hg_matmul_desc *t, const char *why)
 
 /* hg_matmul's strided batch: the descriptor's new fields, every refusal
  * with its sentence, the series' refusal, and which kernels AUTO plans (the
- * family for TMA-able strides, GENERIC otherwise). */
+ * family for TMA-able strides, overlapping products of A and B included;
+ * GENERIC otherwise). */
 void test_matmul_batch(void)
 {
     hg_handle h = fake_handle(9, 0);
@@ -77,7 +78,7 @@ void test_matmul_batch(void)
         int64_t sa, sb, sc;
         const char *what;
     } odd[] = {{SA + 3, SB, SC, "stride_a off 8 elements"},
-               {SA - 8, SB, SC, "A's products overlapping"},
+               {SA - 4, SB, SC, "A's products overlapping by 4 elements"},
                {SA, SB, SC + 4, "stride_c off 8 elements"}};
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
         t = d;
@@ -90,22 +91,35 @@ void test_matmul_batch(void)
               "%s: 128 x 256 refuses: %s", odd[i].what, hg_last_error(h));
     }
     /* One A, one B or both for every product (stride 0) is a map whose
-     * third stride is 0: the family's. C's products may not share. */
+     * third stride is 0; products of A or B that overlap (any multiple of 8
+     * elements shorter than a matrix), one whose third stride is short: the
+     * family's. C's products may not share. */
     static const struct {
         int64_t sa, sb;
         const char *what;
-    } shared[] = {{SA, 0, "one B"}, {0, SB, "one A"}, {0, 0, "one A and one B"}};
-    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+    } operands[] = {{SA, 0, "one B for every product"},
+                    {0, SB, "one A for every product"},
+                    {0, 0, "one A and one B for every product"},
+                    {SA - 8, SB, "A's products overlapping by 8 elements"},
+                    {SA / 2, SB / 2, "A's and B's products sharing half their rows"},
+                    {8, 8, "A's and B's products 8 elements apart"}};
+    for (size_t i = 0; i < sizeof operands / sizeof operands[0]; i++) {
         t = d;
-        t.stride_a = shared[i].sa, t.stride_b = shared[i].sb;
+        t.stride_a = operands[i].sa, t.stride_b = operands[i].sb;
         CHECK(hg_set_kernel(h, HG_KERNEL_AUTO) == HG_STATUS_SUCCESS, "AUTO");
         CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && k != HG_KERNEL_GENERIC,
-              "%s for every product: AUTO plans the family (%s; %s)", shared[i].what, hg_kernel_name(k),
-              hg_last_error(h));
+              "%s: AUTO plans the family (%s; %s)", operands[i].what, hg_kernel_name(k), hg_last_error(h));
         CHECK(hg_set_kernel(h, HG_KERNEL_SM90_128X256X64_S4_C2X1_TN) == HG_STATUS_SUCCESS, "128 x 256");
-        CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS, "%s for every product: 128 x 256 takes it (%s)",
-              shared[i].what, hg_last_error(h));
+        CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS, "%s: 128 x 256 takes it (%s)", operands[i].what,
+              hg_last_error(h));
     }
+    /* C's products stay a whole m x ldc apart, so that no product's TMA
+     * stores land in another's rows: a stride_c of C's span (valid, with
+     * ldc > n) is not. */
+    t = d;
+    t.ldc = N + 8, t.stride_c = M * (N + 8) - 8;
+    CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_NOT_SUPPORTED && strstr(hg_last_error(h), "stride_c"),
+          "C's products a span apart, short of m x ldc: 128 x 256 refuses: %s", hg_last_error(h));
     t = d;
     t.stride_c = 0;
     CHECK(rejects(h, &t, "stride_c"), "every product on one C: %s", hg_last_error(h));

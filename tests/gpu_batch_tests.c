@@ -3,7 +3,8 @@
  * that runs a batch, on products with partial tiles, a decode-sized m, a
  * stream-K split, strides with gaps, a bias per product; each product
  * checked against the float64 reference and the gaps between C's products
- * left untouched; a shared A or B (stride 0). Strides TMA cannot step by run
+ * left untouched; a shared A or B (stride 0); products of A and B that
+ * overlap (strides shorter than a matrix). Strides TMA cannot step by run
  * GENERIC under AUTO, and a family kernel chosen by hand refuses them.
  */
 #include <stdio.h>
@@ -14,15 +15,28 @@
 #include "testlib.h"
 
 enum { SHARE_A = 1, SHARE_B = 2 };
+enum { OVERLAP_NONE, OVERLAP_HALF_ROWS, OVERLAP_8 };
 
 typedef struct {
     int64_t batch;
     int64_t gap;  /* elements between one product's A (B, C) and the next's */
     int share;    /* SHARE_A, SHARE_B: that operand's stride 0, one matrix for every product */
+    int overlap;  /* OVERLAP_HALF_ROWS, OVERLAP_8: A's and B's products (those not shared) that far apart */
     int bias;     /* a bias per product (stride_bias = n) */
     hg_activation act;
     hg_c_type ct; /* C's elements (the gap counts them) */
 } batch_spec;
+
+/* One operand's batch stride (elements): 0 where shared; with an overlap,
+ * half its rows or 8 elements, so that products share elements; else a
+ * whole matrix and the gap. */
+static int64_t operand_stride(const batch_spec *bs, int share, int64_t rows, int64_t ld)
+{
+    if (bs->share & share) return 0;
+    if (bs->overlap == OVERLAP_HALF_ROWS) return rows / 2 * ld;
+    if (bs->overlap == OVERLAP_8) return 8;
+    return rows * ld + bs->gap;
+}
 
 /* Runs c as a batch on kid; 1 when it ran and every product passed, 0 when
  * it failed, -1 when the kernel refused it (the status goes to *refused). */
@@ -37,7 +51,7 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
     const int64_t lda = (cols_a + c->pad + 7) / 8 * 8, ldb = (cols_b + c->pad + 7) / 8 * 8;
     const int64_t ldc = (c->n + c->pad + 7) / 8 * 8;
     const int64_t na1 = rows_a * lda, nb1 = rows_b * ldb, nc1 = c->m * ldc;
-    const int64_t sa = bs->share & SHARE_A ? 0 : na1 + bs->gap, sb = bs->share & SHARE_B ? 0 : nb1 + bs->gap;
+    const int64_t sa = operand_stride(bs, SHARE_A, rows_a, lda), sb = operand_stride(bs, SHARE_B, rows_b, ldb);
     const int64_t sc = nc1 + bs->gap;
     const int64_t sbias = bs->bias ? c->n : 0;
     const int64_t na = (bs->batch - 1) * sa + na1, nb = (bs->batch - 1) * sb + nb1, nc = (bs->batch - 1) * sc + nc1;
@@ -73,12 +87,13 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
              cuda_ok(cudaMemcpy(dC, hC, (size_t)nc * eb, cudaMemcpyHostToDevice), "copy C") &&
              (!nbias || cuda_ok(cudaMemcpy(dBias, hBias, (size_t)nbias * 2, cudaMemcpyHostToDevice), "copy bias"));
     }
-    char what[220];
-    snprintf(what, sizeof what, "%s %s%s %s batch %lld of m=%lld n=%lld k=%lld gap=%lld%s%s%s%s%s", hg_kernel_name(kid),
+    char what[240];
+    snprintf(what, sizeof what, "%s %s%s %s batch %lld of m=%lld n=%lld k=%lld gap=%lld%s%s%s%s%s%s", hg_kernel_name(kid),
              c->opA == HG_OP_N ? "T" : "N", c->opB == HG_OP_N ? "T" : "N", dt == HG_BF16 ? "bf16" : "f16",
              (long long)bs->batch, (long long)c->m, (long long)c->n, (long long)c->k, (long long)bs->gap,
-             bs->share & SHARE_A ? " shared A" : "", bs->share & SHARE_B ? " shared B" : "", bs->bias ? " bias" : "",
-             bs->act == HG_ACT_GELU_TANH ? " gelu" : "", bs->ct == HG_C_F32 ? " c=f32" : "");
+             bs->share & SHARE_A ? " shared A" : "", bs->share & SHARE_B ? " shared B" : "",
+             bs->overlap == OVERLAP_HALF_ROWS ? " half rows apart" : bs->overlap == OVERLAP_8 ? " 8 apart" : "",
+             bs->bias ? " bias" : "", bs->act == HG_ACT_GELU_TANH ? " gelu" : "", bs->ct == HG_C_F32 ? " c=f32" : "");
     int result = 0;
     if (ok) {
         hg_matmul_desc d = HG_MATMUL_DESC_INIT;
@@ -107,7 +122,7 @@ static int run_batch_case(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype d
             p.bias = hBias ? hBias + i * sbias : NULL;
             p.act = bs->act;
             p.compute = compute, p.c_type = bs->ct;
-            char each[260];
+            char each[280];
             snprintf(each, sizeof each, "%s, product %lld", what, (long long)i);
             result &= hg_check_output(&p, hA + i * sa, hB + i * sb, hC + (size_t)(i * sc) * eb,
                                       hOut + (size_t)(i * sc) * eb, each);
@@ -148,10 +163,10 @@ static const gcase batch_cases[] = {
 static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__kernel_entry *e)
 {
     static const batch_spec specs[] = {
-        {3, 8, 0, 0, HG_ACT_NONE, HG_C_AS_INPUTS},      /* gaps TMA steps over */
-        {4, 0, 0, 1, HG_ACT_GELU_TANH, HG_C_AS_INPUTS}, /* packed, a bias per product */
-        {2, 16, 0, 1, HG_ACT_NONE, HG_C_AS_INPUTS},
-        {5, 0, 0, 0, HG_ACT_NONE, HG_C_AS_INPUTS},
+        {3, 8, 0, OVERLAP_NONE, 0, HG_ACT_NONE, HG_C_AS_INPUTS},      /* gaps TMA steps over */
+        {4, 0, 0, OVERLAP_NONE, 1, HG_ACT_GELU_TANH, HG_C_AS_INPUTS}, /* packed, a bias per product */
+        {2, 16, 0, OVERLAP_NONE, 1, HG_ACT_NONE, HG_C_AS_INPUTS},
+        {5, 0, 0, OVERLAP_NONE, 0, HG_ACT_NONE, HG_C_AS_INPUTS},
     };
     const size_t ncases = sizeof batch_cases / sizeof batch_cases[0];
     if (e && !e->batched) return 0; /* the series: cpu/matmul_batch checks its refusal */
@@ -182,7 +197,7 @@ static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__ke
     if (!e || e->writes_f32) {
         /* An fp32 C: gaps TMA steps over (8 elements: 16 bytes of A and B,
          * 32 of C), a bias, beta. */
-        const batch_spec f32 = {3, 8, 0, 1, HG_ACT_GELU_TANH, HG_C_F32};
+        const batch_spec f32 = {3, 8, 0, OVERLAP_NONE, 1, HG_ACT_GELU_TANH, HG_C_F32};
         gcase t = batch_cases[2];
         if (e) t.opA = e->op_a, t.opB = e->op_b;
         if (!hg_gpu_quick) run_batch_case(h, kid, &t, HG_BF16, &f32, NULL);
@@ -193,32 +208,41 @@ static int batched_on(hg_handle h, hg_kernel kid, const char *name, const hg__ke
     if (runs_batches) {
         /* A shared operand (stride 0: a map whose third stride is 0, or
          * GENERIC's pointer arithmetic): one B for all; one A for all over
-         * several tiles a CTA; both, with beta; one B with m = 1. */
+         * several tiles a CTA; both, with beta; one B with m = 1. Then A's
+         * and B's products overlapping (a third stride shorter than a
+         * matrix; each product checked from its own start, so a box read
+         * from the wrong product fails): half their rows apart over several
+         * tiles; 8 elements apart with short k; half the rows, with beta;
+         * 8 apart at m = 1. */
         static const struct {
             size_t c;
             batch_spec bs;
-        } shared[] = {{0, {4, 0, SHARE_B, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
-                      {3, {3, 8, SHARE_A, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
-                      {2, {3, 16, SHARE_A | SHARE_B, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
-                      {1, {5, 0, SHARE_B, 0, HG_ACT_NONE, HG_C_AS_INPUTS}}};
-        for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
-            gcase t = batch_cases[shared[i].c];
+        } operands[] = {{0, {4, 0, SHARE_B, OVERLAP_NONE, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
+                        {3, {3, 8, SHARE_A, OVERLAP_NONE, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
+                        {2, {3, 16, SHARE_A | SHARE_B, OVERLAP_NONE, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
+                        {1, {5, 0, SHARE_B, OVERLAP_NONE, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
+                        {0, {4, 0, 0, OVERLAP_HALF_ROWS, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
+                        {3, {3, 8, 0, OVERLAP_8, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
+                        {2, {3, 16, 0, OVERLAP_HALF_ROWS, 0, HG_ACT_NONE, HG_C_AS_INPUTS}},
+                        {1, {5, 0, 0, OVERLAP_8, 0, HG_ACT_NONE, HG_C_AS_INPUTS}}};
+        for (size_t i = 0; i < sizeof operands / sizeof operands[0]; i++) {
+            gcase t = batch_cases[operands[i].c];
             if (e) t.opA = e->op_a, t.opB = e->op_b;
             hg__set_walk(h, i % 2 ? HG__WALK_BY_RULE : HG__WALK_DYNAMIC); /* as above */
-            CHECK(run_batch_case_lean(h, kid, &t, i % 2 ? HG_BF16 : HG_F16, &shared[i].bs) >= 0,
-                  "%s refuses a shared operand: %s", name, hg_last_error(h));
+            CHECK(run_batch_case_lean(h, kid, &t, i % 2 ? HG_BF16 : HG_F16, &operands[i].bs) >= 0,
+                  "%s refuses a shared or overlapping operand: %s", name, hg_last_error(h));
         }
         hg__set_walk(h, HG__WALK_BY_RULE);
     }
     gcase t = batch_cases[0];
     if (!e || e->id == HG_KERNEL_GENERIC) {
         /* What TMA cannot step by: an odd gap. */
-        const batch_spec odd = {3, 3, 0, 1, HG_ACT_RELU, HG_C_AS_INPUTS};
+        const batch_spec odd = {3, 3, 0, OVERLAP_NONE, 1, HG_ACT_RELU, HG_C_AS_INPUTS};
         run_batch_case(h, kid, &t, HG_BF16, &odd, NULL);
     } else {
         /* A family row refuses an odd gap with a sentence. */
         t.opA = e->op_a, t.opB = e->op_b;
-        const batch_spec odd = {3, 3, 0, 0, HG_ACT_NONE, HG_C_AS_INPUTS};
+        const batch_spec odd = {3, 3, 0, OVERLAP_NONE, 0, HG_ACT_NONE, HG_C_AS_INPUTS};
         hg_status refused = HG_STATUS_SUCCESS;
         const int r = run_batch_case(h, kid, &t, HG_F16, &odd, &refused);
         CHECK(r == -1 && (strstr(hg_last_error(h), "stride") || strstr(hg_last_error(h), "one product per call")),
