@@ -5,6 +5,7 @@
 #ifndef HG_INTERNAL_H
 #define HG_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,13 +58,6 @@ static inline double hg__traffic_bytes(const hg__problem *p)
     return 2.0 * ((double)p->m * (double)p->k + (double)p->n * (double)p->k) + hg__c_traffic_bytes(p);
 }
 
-/* How many distinct copies of an operand a batch reads: one where its batch
- * stride is 0 (shared by every product), else one a product. */
-static inline double hg__batch_copies(const hg__problem *p, int64_t stride)
-{
-    return p->batch > 1 && stride != 0 ? (double)p->batch : 1.0;
-}
-
 /* A and B as stored (row-major), from the ops: A is rows_a x cols_a (m x k
  * for HG_OP_N, k x m for HG_OP_T), B is rows_b x cols_b. */
 typedef struct {
@@ -75,6 +69,20 @@ static inline hg__stored hg__stored_of(const hg__problem *p)
     s.rows_a = p->opA == HG_OP_N ? p->m : p->k, s.cols_a = p->opA == HG_OP_N ? p->k : p->m;
     s.rows_b = p->opB == HG_OP_N ? p->k : p->n, s.cols_b = p->opB == HG_OP_N ? p->n : p->k;
     return s;
+}
+
+/* How many matrices of an operand (stored rows x ld) a batch reads from
+ * HBM, its products `stride` elements apart: one where the stride is 0
+ * (shared by every product); where products share whole rows (a stride of
+ * j < rows rows), the rows they span, ((batch - 1) j + rows) / rows matrices
+ * rounded up; else one a product (the k slices' strides included: they tile
+ * their matrix). */
+static inline double hg__batch_copies(const hg__problem *p, int64_t stride, int64_t rows, int64_t ld)
+{
+    if (p->batch <= 1 || stride == 0) return 1.0;
+    if (stride % ld == 0 && stride / ld < rows)
+        return ceil(((double)(p->batch - 1) * (double)(stride / ld) + (double)rows) / (double)rows);
+    return (double)p->batch;
 }
 
 /* Product i of a batch as a problem of its own (batch 1). */

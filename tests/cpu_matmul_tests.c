@@ -143,6 +143,25 @@ void test_matmul_batch(void)
     t.batch_count = 1;
     CHECK(hg_matmul_plan(h, &t, &k) == HG_STATUS_SUCCESS && k == HG_KERNEL_V6, "... but one product: %s",
           hg_last_error(h));
+    /* AUTO's model and the walk's L2 rule count rows that products share
+     * once (hg__batch_copies): a shared matrix once; products j < rows rows
+     * apart the rows they span, in matrices rounded up; any other stride a
+     * matrix a product, as before. */
+    static const struct {
+        int64_t stride;
+        double copies;
+        const char *what;
+    } counts[] = {{0, 1.0, "one A for every product"},
+                  {SA, (double)BATCH, "packed"},
+                  {SA / 2, 257.0, "half the rows apart (256.5 matrices)"},
+                  {3 * K, 2.0, "3 rows apart"},
+                  {8, (double)BATCH, "8 elements apart (no whole row shared)"}};
+    hg__problem q = hg__problem_make(HG_OP_N, HG_OP_T, M, N, K, 1.0f, NULL, K, NULL, K, 0.0f, NULL, N, HG_BF16);
+    q.batch = BATCH;
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        const double c = hg__batch_copies(&q, counts[i].stride, M, K);
+        CHECK(c == counts[i].copies, "%s: A counted as %g matrices (want %g)", counts[i].what, c, counts[i].copies);
+    }
     hg_destroy(h);
 }
 
