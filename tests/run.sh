@@ -153,6 +153,16 @@ if ! out=$("$BUILD/hopgemm-bench" --walk sideways -m 64 -n 64 -k 64 2>&1) && gre
      grep -q '<- auto' <<<"$out"; }; then
   ok "bench/walk-option"; else bad "bench/walk-option"; fi
 
+# --stride-a and --stride-b: a batch whose B products are 8 elements apart
+# (overlapping along k) plans a family row; the options need --batch, and
+# are refused beside --share of the same operand (its stride is 0).
+if ! out=$("$BUILD/hopgemm-bench" --stride-a 8 -m 64 -n 64 -k 64 2>&1) && grep -q "take --batch" <<<"$out" &&
+   ! out=$("$BUILD/hopgemm-bench" --batch 4 --share ab --stride-b 8 -m 64 -n 64 -k 64 2>&1) &&
+   grep -q "stride-b beside --share ab" <<<"$out" && "$BUILD/hopgemm-bench" --help 2>&1 | grep -q -- "--stride-a N" &&
+   { out=$("$BUILD/hopgemm-bench" --plan --batch 64 --stride-b 8 -m 4096 -n 4096 -k 4096 2>&1); grep -q ARCH_MISMATCH <<<"$out" ||
+     grep -qE '^sm90_[0-9a-z_]+ +[0-9.]+ +<- auto' <<<"$out"; }; then
+  ok "bench/stride-option"; else bad "bench/stride-option" "$out"; fi
+
 # tools/auto_check.py (#12's rule: AUTO's pick within 5% of the fastest kernel
 # measured on the product): it flags a made-up product where AUTO is 10%
 # slower (exit 1) and passes one where it is 2% slower (exit 0).

@@ -35,11 +35,14 @@ HG_PREFIXES = ("sm90_", "v", "generic")
 
 def product_key(r):
     """A product and what the call asks of a kernel beyond it (an epilogue, the
-    accumulation, C's type: not every kernel serves each), so rows of different
-    calls are never compared; CSVs older than a column read as its default."""
+    accumulation, C's type, a batch's shared or strided operands: not every
+    kernel serves each, and they move other bytes), so rows of different calls
+    are never compared; CSVs older than a column read as its default (a
+    stride empty: packed)."""
     return (int(r["m"]), int(r["n"]), int(r["k"]), r["layout"], r["dtype"], float(r.get("beta") or 0),
             r.get("lda"), r.get("ldb"), r.get("ldc"), int(r.get("batch") or 1), r.get("epilogue") or "none",
-            r.get("compute") or "32f", r.get("c_type") or "inputs")
+            r.get("compute") or "32f", r.get("c_type") or "inputs", r.get("share") or "none",
+            r.get("stride_a") or "", r.get("stride_b") or "")
 
 
 def load(paths, since=None):
@@ -75,10 +78,12 @@ def load(paths, since=None):
 def replan(bench, key):
     """The kernel the tool's model picks for the product now (its --plan line
     marked '<- auto'), or None."""
-    m, n, k, layout, dtype, beta, lda, ldb, ldc, batch, epilogue, compute, c_type = key
+    m, n, k, layout, dtype, beta, lda, ldb, ldc, batch, epilogue, compute, c_type, share, stride_a, stride_b = key
     cmd = [bench, "--plan", "-m", str(m), "-n", str(n), "-k", str(k), "--layout", layout, "--dtype", dtype,
-           "--beta", f"{beta:g}", "--batch", str(batch), "--compute", compute, "--c-type", c_type]
-    for flag, v in (("--lda", lda), ("--ldb", ldb), ("--ldc", ldc)):
+           "--beta", f"{beta:g}", "--batch", str(batch), "--compute", compute, "--c-type", c_type,
+           "--share", share]
+    for flag, v in (("--lda", lda), ("--ldb", ldb), ("--ldc", ldc), ("--stride-a", stride_a),
+                    ("--stride-b", stride_b)):
         if v:
             cmd += [flag, v]
     parts = epilogue.split("+")
@@ -96,10 +101,12 @@ def replan(bench, key):
 
 def label(key):
     m, n, k, layout, dtype, beta = key[:6]
-    batch, epilogue, compute, c_type = key[9:]
+    batch, epilogue, compute, c_type, share, stride_a, stride_b = key[9:]
     return ((f"{batch} x ({m}x{n}x{k})" if batch > 1 else f"{m}x{n}x{k}") + f" {layout} {dtype}" +
             (f" b={beta:g}" if beta else "") + (f" {epilogue}" if epilogue != "none" else "") +
-            (f" {compute}" if compute != "32f" else "") + (" c=f32" if c_type == "f32" else ""))
+            (f" {compute}" if compute != "32f" else "") + (" c=f32" if c_type == "f32" else "") +
+            (f" share={share}" if share != "none" else "") + (f" sa={stride_a}" if stride_a else "") +
+            (f" sb={stride_b}" if stride_b else ""))
 
 
 def main():

@@ -97,6 +97,8 @@ typedef struct {
     float alpha, beta;
     int64_t batch;          /* --batch: products of a strided batch, packed one after another */
     int share;              /* --share: SHARE_A | SHARE_B, that operand one matrix for every product (stride 0) */
+    int64_t stride_a, stride_b; /* --stride-a, --stride-b: elements from one product's A (B) to the next's;
+                                 * 0: not given (packed, or --share's 0) */
     bool bias;              /* --bias: hg_matmul with a random bias of n elements */
     hg_activation act;      /* --act */
     hg_compute compute;     /* --compute: hg_matmul's accumulation, and cuBLAS's */
@@ -227,7 +229,7 @@ typedef struct {
     double best_ms; /* cublas-best's ms, NaN when it has none */
 } report;
 
-/* Room for row_fields' columns (50 today; it checks that they fit). */
+/* Room for row_fields' columns (52 today; it checks that they fit). */
 #define NFIELDS 64
 typedef struct {
     const char *key;
@@ -275,12 +277,14 @@ size_t round_up(size_t x, size_t to);
  * dimensions. */
 void shape_sizes(const options *o, size_t *na, size_t *nb, size_t *nc, int64_t *lda, int64_t *ldb,
                         int64_t *ldc);
-/* One product's elements of A, B and C: the batch's strides (packed). */
+/* The batch's strides: one product's elements of A, B and C (packed), or
+ * 0 (--share), or --stride-a's and --stride-b's. */
 void batch_strides(const options *o, int64_t *sa, int64_t *sb, int64_t *sc);
 size_t set_bytes_of(const options *o);
 /* What the product moves through HBM at the least: A, B and C once each, C
- * twice where beta reads it, every product of a batch (the bias left out);
- * the bytes #12's copy-bandwidth figure divides by the time. */
+ * twice where beta reads it, every product of a batch, an operand's rows that
+ * products share once (the bias left out); the bytes #12's copy-bandwidth
+ * figure divides by the time. */
 double bytes_moved(const options *o);
 /* The options' product as the library's internal rules see it, without
  * pointers (leading dimensions as asked or the smallest; no batch): what

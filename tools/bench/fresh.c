@@ -39,6 +39,8 @@ void add_problem_args(arglist *a, const options *o, const char *kernels, bool fo
     arg_add(a, "--beta=%.9g", (double)o->beta);
     if (o->batch > 1) arg_add(a, "--batch=%lld", (long long)o->batch);
     if (o->share) arg_add(a, "--share=%s", share_name(o->share));
+    if (o->stride_a) arg_add(a, "--stride-a=%lld", (long long)o->stride_a);
+    if (o->stride_b) arg_add(a, "--stride-b=%lld", (long long)o->stride_b);
     if (o->compute == HG_COMPUTE_16F) arg_add(a, "--compute=16f");
     if (o->c_type != HG_C_AS_INPUTS) arg_add(a, "--c-type=%s", c_type_name(o->c_type));
     if (o->bias) arg_add(a, "--bias");

@@ -84,6 +84,10 @@ void usage(FILE *f)
             "                           the batch (default 1)\n"
             "  --share a|b|ab|none      with --batch: that operand is one matrix every product\n"
             "                           reads (stride 0; default none)\n"
+            "  --stride-a N --stride-b N  with --batch: the elements from one product's A (B)\n"
+            "                           to the next's, for hg_matmul and both cuBLAS baselines;\n"
+            "                           shorter than a matrix, products overlap (default: one\n"
+            "                           matrix, packed); not beside --share of the same operand\n"
             "  --compute 32f|16f        the accumulation (hg_matmul's compute; fp16 only for\n"
             "                           16f): 16f lets the _f16acc kernels run, cublas and\n"
             "                           cublas-best run CUBLAS_COMPUTE_16F, and the check's\n"
@@ -321,6 +325,9 @@ int parse_option(options *o, const char *name, const char *v)
         else if (strcasecmp(v, "ab") == 0) o->share = SHARE_A | SHARE_B;
         else if (strcasecmp(v, "none") == 0) o->share = 0;
         else return usage_error("bad --share '%s' (a, b, ab or none)", v);
+    } else if (strcmp(name, "--stride-a") == 0 || strcmp(name, "--stride-b") == 0) {
+        if (!parse_i64(v, 1, (int64_t)1 << 40, &i64)) return usage_error("bad %s '%s' (1 to 2^40)", name, v);
+        *(name[9] == 'a' ? &o->stride_a : &o->stride_b) = i64;
     } else if (strcmp(name, "--compute") == 0) {
         if (strcasecmp(v, "32f") == 0) o->compute = HG_COMPUTE_32F;
         else if (strcasecmp(v, "16f") == 0) o->compute = HG_COMPUTE_16F;
@@ -447,6 +454,10 @@ int parse_args(int argc, char **argv, options *o)
     if (o->ldb && o->ldb < row_b) return usage_error("--ldb %lld is below B's row length %lld", (long long)o->ldb, (long long)row_b);
     if (o->ldc && o->ldc < o->n) return usage_error("--ldc %lld is below n = %lld", (long long)o->ldc, (long long)o->n);
     if (o->share && o->batch == 1) return usage_error("--share takes --batch of 2 or more");
+    if ((o->stride_a || o->stride_b) && o->batch == 1)
+        return usage_error("--stride-a and --stride-b take --batch of 2 or more");
+    const char both = o->share & SHARE_A && o->stride_a ? 'a' : o->share & SHARE_B && o->stride_b ? 'b' : 0;
+    if (both) return usage_error("--stride-%c beside --share %s (a shared operand's stride is 0)", both, share_name(o->share));
     if (o->compute == HG_COMPUTE_16F && o->dtype != HG_F16)
         return usage_error("--compute 16f takes --dtype f16 (no kernel accumulates bf16 in 16 bits)");
     return 0;

@@ -88,6 +88,9 @@ static int row_fields(const report *rep, const result *r, field *f)
     fset(&f[n++], "epilogue", false, "%s", epilogue_name(o));
     fset(&f[n++], "batch", true, "%lld", (long long)o->batch);
     fset(&f[n++], "share", false, "%s", share_name(o->share));
+    /* (empty where not given: packed, or --share's 0) */
+    fnum(&f[n++], "stride_a", "%.0f", o->stride_a ? (double)o->stride_a : NAN);
+    fnum(&f[n++], "stride_b", "%.0f", o->stride_b ? (double)o->stride_b : NAN);
     fset(&f[n++], "compute", false, "%s", o->compute == HG_COMPUTE_16F ? "16f" : "32f");
     fset(&f[n++], "c_type", false, "%s", c_type_name(o->c_type));
     const double tbps = r->timed ? tbps_of(o, r->ms) : NAN;
@@ -222,9 +225,14 @@ void print_header(const report *rep)
     int64_t lda, ldb, ldc;
     size_t na, nb, nc;
     shape_sizes(o, &na, &nb, &nc, &lda, &ldb, &ldc);
-    if (o->batch > 1)
-        printf("batch:   %lld products, packed one after another%s%s\n", (long long)o->batch,
+    if (o->batch > 1) {
+        printf("batch:   %lld products, packed one after another%s%s", (long long)o->batch,
                o->share ? ", one matrix for all of " : "", o->share ? share_name(o->share) : "");
+        const char *sep = ", but ";
+        if (o->stride_a) printf("%sA's %lld elements apart", sep, (long long)o->stride_a), sep = ", ";
+        if (o->stride_b) printf("%sB's %lld elements apart", sep, (long long)o->stride_b);
+        printf("\n");
+    }
     printf("problem: %lld x %lld x %lld, %s%s, %s (opA=%c, opB=%c), lda %lld, ldb %lld, ldc %lld, alpha %g, beta %g\n",
            (long long)o->m, (long long)o->n, (long long)o->k, dtype_name(o->dtype),
            o->c_type == HG_C_F32 ? " (C fp32)" : "", o->layout, o->opA == HG_OP_N ? 'N' : 'T',

@@ -71,8 +71,8 @@ void batch_strides(const options *o, int64_t *sa, int64_t *sb, int64_t *sc)
 {
     int64_t lda, ldb, ldc;
     leading_dims(o, &lda, &ldb, &ldc);
-    *sa = o->share & SHARE_A ? 0 : stored_a(o, lda);
-    *sb = o->share & SHARE_B ? 0 : stored_b(o, ldb);
+    *sa = o->share & SHARE_A ? 0 : o->stride_a ? o->stride_a : stored_a(o, lda);
+    *sb = o->share & SHARE_B ? 0 : o->stride_b ? o->stride_b : stored_b(o, ldb);
     *sc = o->m * ldc;
 }
 
@@ -105,11 +105,15 @@ size_t set_bytes_of(const options *o)
 
 double bytes_moved(const options *o)
 {
-    const hg__problem p = options_problem(o);
-    /* A shared operand is read once. */
-    const double shared = 2.0 * (double)o->k *
-                          ((o->share & SHARE_A ? (double)o->m : 0.0) + (o->share & SHARE_B ? (double)o->n : 0.0));
-    return (double)o->batch * hg__traffic_bytes(&p) - (double)(o->batch - 1) * shared;
+    hg__problem p = options_problem(o);
+    p.batch = o->batch;
+    batch_strides(o, &p.stride_a, &p.stride_b, &p.stride_c);
+    /* A shared operand, and rows that products share, read once (as AUTO's
+     * model counts them). */
+    const hg__stored st = hg__stored_of(&p);
+    const double a = (double)o->m * hg__batch_copies(&p, p.stride_a, st.rows_a, p.lda);
+    const double b = (double)o->n * hg__batch_copies(&p, p.stride_b, st.rows_b, p.ldb);
+    return 2.0 * (double)o->k * (a + b) + (double)o->batch * hg__c_traffic_bytes(&p);
 }
 
 /* The check's bound |x - ref| <= atol + rtol |ref|: rtol is one unit in the
