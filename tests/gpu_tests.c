@@ -548,6 +548,7 @@ static const gcase epilogue_cases[] = {
     {HG_OP_N, HG_OP_T, 300, 700, 130, 0, 1.0f, 0.0f, 0, 0, 0},    /* nothing a multiple */
     {HG_OP_N, HG_OP_T, 257, 329, 72, 8, -0.5f, 0.75f, 0, 0, 0},   /* beta, alpha */
     {HG_OP_N, HG_OP_T, 1, 300, 64, 0, 1.0f, 0.0f, 0, 0, 0},       /* m of 1 */
+    {HG_OP_N, HG_OP_T, 2100, 2100, 96, 0, 1.5f, 0.0f, 0, 0, 0},   /* interior tiles at alpha != 1, several a CTA */
     {HG_OP_N, HG_OP_T, 2560, 2240, 1030, 0, 1.0f, 0.0f, 0, 0, 0}, /* a stream-K tail: sampled */
 };
 

@@ -30,10 +30,11 @@
  *      while the next chunk is staged in another slot, and the last ones
  *      while the next tile's mainloop runs.
  *
- * The common case (a 16-bit C, no bias or activation, every chunk starting
- * inside C and none straddling n; tile_interior, with beta != 0
- * tile_interior_beta) runs the same steps with one test a tile instead of
- * several a chunk, and alpha's multiplies only where alpha != 1.
+ * The common case (a 16-bit C, every chunk starting inside C and none
+ * straddling n; tile_interior, with the bias and activation too, and with
+ * beta != 0 and neither of them tile_interior_beta) runs the same steps with
+ * one test a tile instead of several a chunk, and alpha's multiplies only
+ * where alpha != 1.
  *
  * A chunk wholly outside C is skipped. A TMA store clips at C's edge in
  * 16-byte units, not elements (docs/v6.md), so a chunk that straddles an n
@@ -117,11 +118,20 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         }
     }
 
-    /* Before the tile's first chunk, between two bar.syncs (tile_as). */
-    __device__ __forceinline__ void stash_bias(int ctid)
+    /* Before the tile's first chunk (tile_as, tile_interior): no thread
+     * still reads the previous tile's copy; then every thread of the
+     * consumer (its barrier bar_id) sees this one's. */
+    __device__ __forceinline__ void stash_bias(int ctid, int bar_id)
     {
+        hg_bar_sync(bar_id, Cfg::WG_THREADS);
         if (ctid < BIAS_PAIRS) bias_smem[ctid] = bias_pair;
+        hg_bar_sync(bar_id, Cfg::WG_THREADS);
     }
+
+    /* The thread's first column in a pair block of a chunk (the fragment's
+     * 2 (lane % 4)): its bias pair in the consumer's copy sits at
+     * bias_smem + (chunk's first column + this) / 2. */
+    static __device__ __forceinline__ int quad_col(int ctid) { return 2 * (ctid % Cfg::WARP_THREADS % QUAD); }
 
     /* Step 3 for one chunk: fragment layout (9.7.15.5.1): thread t, warp
      * w = t / 32, lane l: frag[4j + 2h + e] is element (16w + l/4 + 8h,
@@ -330,9 +340,9 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
             await_old_c(map_c, s, row0, col0, loaded, has_next, next_row0, next_col0, ctid, bar_id, lead);
         }
         /* The chunk's bias, from the consumer's copy (tile_as). */
-        const int quad_col = 2 * (ctid % Cfg::WARP_THREADS % QUAD);
-        if constexpr (hg_c_is_f32<CT>) stage<FIN>(slot, frag, epi, bias_smem + (bias_off + quad_col) / 2, ctid);
-        else stage_matrix<true, true, FIN>(slot, frag, epi, ctid, bias_smem + (bias_off + quad_col) / 2);
+        const uint32_t *bias = bias_smem + (bias_off + quad_col(ctid)) / 2;
+        if constexpr (hg_c_is_f32<CT>) stage<FIN>(slot, frag, epi, bias, ctid);
+        else stage_matrix<true, true, FIN>(slot, frag, epi, ctid, bias);
         hg_fence_proxy_async_shared_cta();
         __syncwarp();
         if (col0 + G::COLS > epi.n && epi.n % G::TMA_ALIGN_ELEMS != 0) {
@@ -367,10 +377,17 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         }
         hg_fin_dispatch<EPI>(epi, [&](auto fin) {
             using FIN = decltype(fin);
-            /* Not in the EPI kernels: with it, ptxas 13.0 put the return
-             * address of the 128 x 256 c1x1 row's 64-bit division calls
-             * (tiling.h's hg_sk_begin) on the stack, 64 bytes of spill
-             * stores, whatever FIN it served. */
+            /* The EPI kernels' interior tiles at beta = 0 too, with the bias
+             * and activation: through tile_as, the fused epilogue cost two
+             * to four times as much (docs/NOTES.md, thirty-fourth session).
+             * With beta != 0 they keep tile_as (tile_interior_beta has no
+             * FIN). */
+            if constexpr (!hg_c_is_f32<CT> && EPI) {
+                if (interior(epi, row0, col0)) {
+                    tile_interior<true, FIN>(map_cw, acc, epi, row0, col0, ctid, bar_id);
+                    return;
+                }
+            }
             if constexpr (!hg_c_is_f32<CT> && !EPI) {
                 if (inside(epi, row0, col0)) {
                     if (epi.beta == 0.0f) {
@@ -436,18 +453,23 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         return epi.beta == 0.0f && inside(epi, row0, col0);
     }
 
-    /* tile_as's steps for the interior case, with one stmatrix.x4 per two
-     * column pairs by both row halves instead of a st.shared per pair (the
-     * fragment is stmatrix's layout: a quarter of the store instructions,
-     * one address each), no per-chunk test of C's edges or of beta, and
-     * alpha's multiplies only where alpha != 1 (SCALE). At short k the
-     * epilogue's instructions are the consumers' time (docs/NOTES.md, tenth
-     * session). The plain kernels' only: no bias, no activation. */
-    template <bool SCALE>
+    /* tile_as's steps for the interior case at beta = 0, with one
+     * stmatrix.x4 per two column pairs by both row halves instead of a
+     * st.shared per pair (the fragment is stmatrix's layout: a quarter of
+     * the store instructions, one address each), no per-chunk test of C's
+     * edges or of beta, and alpha's multiplies only where alpha != 1
+     * (SCALE; a bias or an activation takes them always, folded into its
+     * multiply-adds: finish_pair). At short k the epilogue's instructions
+     * are the consumers' time (docs/NOTES.md, tenth session). FIN: the bias
+     * and activation (the EPI kernels), the bias staged as tile_as does it
+     * (bar_id: the consumer's barrier, for that only). */
+    template <bool SCALE, class FIN = hg_fin_none>
     __device__ __forceinline__ void tile_interior(const CUtensorMap *map_cw, const typename Cfg::acc_t *acc,
-                                                  const hg_epilogue &epi, int64_t row0, int64_t col0, int ctid)
+                                                  const hg_epilogue &epi, int64_t row0, int64_t col0, int ctid,
+                                                  int bar_id = 0)
     {
         const bool lead = is_lead(ctid);
+        if constexpr (FIN::bias) stash_bias(ctid, bar_id);
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++) {
 #pragma unroll
@@ -457,7 +479,8 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
                  * of this slot; no other warp touches them. */
                 if (lead) hg_cp_async_bulk_wait_group_read<Cfg::EPI_SLOTS - 1>();
                 __syncwarp();
-                stage_matrix<SCALE>(slot, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, ctid);
+                stage_matrix<SCALE, false, FIN>(slot, acc + i * Cfg::ACC_ATOM_REGS + q * G::REGS_PER_CHUNK, epi, ctid,
+                                                bias_smem + (q * G::COLS + quad_col(ctid)) / 2);
                 hg_fence_proxy_async_shared_cta();
                 __syncwarp();
                 if (lead) store_rows(map_cw, slot, col0 + (int64_t)q * G::COLS, row0 + (int64_t)i * Cfg::EPI_ROWS);
@@ -754,13 +777,7 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
         bool loaded = first_loaded;
         /* load_first loaded every chunk (G::WHOLE): none to look ahead for. */
         const bool all_loaded = G::WHOLE && first_loaded;
-        if constexpr (FIN::bias) {
-            /* No thread still reads the previous tile's copy; then every
-             * thread sees this one's. */
-            hg_bar_sync(bar_id, Cfg::WG_THREADS);
-            stash_bias(ctid);
-            hg_bar_sync(bar_id, Cfg::WG_THREADS);
-        }
+        if constexpr (FIN::bias) stash_bias(ctid, bar_id);
 #pragma unroll
         for (int i = 0; i < Cfg::M_ATOMS; i++) {
 #pragma unroll
