@@ -47,8 +47,8 @@ extern "C" {
 #endif
 
 #define HG_VERSION_MAJOR 0
-#define HG_VERSION_MINOR 13
-#define HG_VERSION_PATCH 2
+#define HG_VERSION_MINOR 14
+#define HG_VERSION_PATCH 0
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
  * the two (the library's major version is the 0 of libhopgemm.so.0). */
