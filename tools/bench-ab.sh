@@ -3,8 +3,9 @@
 # tool, then build B's, each the median of 3 fresh processes (--fresh 3),
 # ROUNDS times over (default 2), interleaved so that the board's drift and
 # power state fall on both alike. The figure is the first kernel the tool
-# prints (AUTO unless --kernel says otherwise). CSVs and logs under $OUT (or
-# ./bench-out); last, per round and set: A's and B's ms, B over A, and each
+# prints: AUTO, unless --kernel names others (a set without --kernel gets
+# --kernel auto; the tool's own default times every kernel). CSVs and logs
+# under $OUT (or ./bench-out); last, per round and set: A's and B's ms, B over A, and each
 # set over the round's first set of the same build (put the plain product
 # first to read an epilogue's cost).
 #   Usage: [ROUNDS=2] tools/bench-ab.sh BUILD_A BUILD_B 'ARGS' ['ARGS' ...]
@@ -15,9 +16,13 @@ if [ $# -lt 3 ]; then echo "usage: tools/bench-ab.sh BUILD_A BUILD_B 'ARGS' ['AR
 A=$1 B=$2; shift 2
 OUT=${OUT:-bench-out}
 status=0
+args_of() { # an argument set as words in argv, with --kernel auto unless it names a kernel
+  read -r -a argv <<<"$1"
+  [[ " $1 " == *" --kernel "* ]] || argv+=(--kernel auto)
+}
 if [ "${PLAN_ONLY:-0}" = 1 ]; then
   for args in "$@"; do
-    read -r -a argv <<<"$args"
+    args_of "$args"
     for build in "$A" "$B"; do
       "$build/hopgemm-bench" "${argv[@]}" --plan >/dev/null 2>&1 || { echo "$build: the tool refuses: $args"; status=1; }
     done
@@ -33,7 +38,7 @@ for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
   s=0 a0="" b0=""
   for args in "$@"; do
     s=$((s + 1))
-    read -r -a argv <<<"$args"
+    args_of "$args"
     for side in A B; do
       build=$A; [ $side = B ] && build=$B
       name="$OUT/ab_r${r}_s${s}_$side"
