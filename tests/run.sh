@@ -213,6 +213,14 @@ if [ ! -x "$BUILD/hopgemm-bench" ]; then skipped "tools/bench-ab" "$BUILD/hopgem
 elif out=$(PLAN_ONLY=1 bash tools/bench-ab.sh "$BUILD" "$BUILD" '--dtype bf16' '--dtype bf16 --bias --act gelu' 2>&1) &&
      ! PLAN_ONLY=1 bash tools/bench-ab.sh "$BUILD" "$BUILD" '--dtype bf16 --act gelux' >/dev/null 2>&1; then
   ok "tools/bench-ab"; else bad "tools/bench-ab" "${out:-a misspelt option passed}"; fi
+# ... and gives a set that names no kernel --kernel auto (the tool's default
+# times every kernel), one that names one as it is: a stub tool records them.
+mkdir -p "$tmp/ab-stub"
+printf '#!/bin/sh\necho "$*" >>"%s"\n' "$tmp/ab-args" >"$tmp/ab-stub/hopgemm-bench"
+chmod +x "$tmp/ab-stub/hopgemm-bench"
+PLAN_ONLY=1 bash tools/bench-ab.sh "$tmp/ab-stub" "$tmp/ab-stub" '--dtype bf16' '--kernel v6' >/dev/null 2>&1
+if [ "$(cat "$tmp/ab-args" 2>/dev/null)" = "$(printf '%s\n' '--dtype bf16 --kernel auto --plan' '--dtype bf16 --kernel auto --plan' '--kernel v6 --plan' '--kernel v6 --plan')" ]; then
+  ok "tools/bench-ab --kernel"; else bad "tools/bench-ab --kernel" "the stub saw: $(tr '\n' '|' <"$tmp/ab-args" 2>/dev/null)"; fi
 
 # The test binary: CPU tier, then GPU tier (skipped with the reason where no GPU).
 gpu=0
