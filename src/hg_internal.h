@@ -84,6 +84,15 @@ static inline double hg__batch_copies(const hg__problem *p, int64_t stride, int6
         return ceil(((double)(p->batch - 1) * (double)(stride / ld) + (double)rows) / (double)rows);
     return (double)p->batch;
 }
+/* ... for A and for B as the call stores them (rows and ld from p). */
+static inline double hg__batch_copies_a(const hg__problem *p)
+{
+    return hg__batch_copies(p, p->stride_a, hg__stored_of(p).rows_a, p->lda);
+}
+static inline double hg__batch_copies_b(const hg__problem *p)
+{
+    return hg__batch_copies(p, p->stride_b, hg__stored_of(p).rows_b, p->ldb);
+}
 
 /* Product i of a batch as a problem of its own (batch 1). */
 hg__problem hg__problem_at(const hg__problem *p, int64_t i);

@@ -228,9 +228,8 @@ double hg__estimate_grid(const hg__kernel_entry *k, const hg__problem *p, const 
     const double c_bytes = hg__c_traffic_bytes(p);
     /* A batch's shared operand (stride 0) comes from HBM once, and rows
      * its products share (a stride shorter than a matrix) once. */
-    const hg__stored st = hg__stored_of(p);
-    const double a_batch = hg__batch_copies(p, p->stride_a, st.rows_a, p->lda);
-    const double b_batch = hg__batch_copies(p, p->stride_b, st.rows_b, p->ldb);
+    const double a_batch = hg__batch_copies_a(p);
+    const double b_batch = hg__batch_copies_b(p);
     const double bytes = a_batch * a_bytes * a_reads + batch * c_bytes +
                          b_batch * b_bytes * (split_tiles ? b_passes * b_reads : 1.0);
     const double t_math = flops / (rate * HG_MODEL_REF_FLOPS);

@@ -75,10 +75,8 @@ template <class Cfg, int DT> struct hg_fam_host {
          * dp_tiles + workers, below 2^32. A shared operand (stride 0) is
          * one matrix in L2, however many products read it, and rows that
          * products share (a stride shorter than a matrix) are there once. */
-        const hg__stored st = hg__stored_of(p);
         const double operand_bytes = (double)p->k * Cfg::ELEM_BYTES *
-                                     ((double)p->m * hg__batch_copies(p, p->stride_a, st.rows_a, p->lda) +
-                                      (double)p->n * hg__batch_copies(p, p->stride_b, st.rows_b, p->ldb));
+                                     ((double)p->m * hg__batch_copies_a(p) + (double)p->n * hg__batch_copies_b(p));
         g.dynamic = Cfg::DYNAMIC && g.plan.dp_tiles > g.clusters && g.plan.dp_tiles < ((int64_t)1 << 31) &&
                     d->walk != HG__WALK_STATIC &&
                     (d->walk == HG__WALK_DYNAMIC || operand_bytes > (double)d->l2_bytes);

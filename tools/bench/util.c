@@ -110,9 +110,8 @@ double bytes_moved(const options *o)
     batch_strides(o, &p.stride_a, &p.stride_b, &p.stride_c);
     /* A shared operand, and rows that products share, read once (as AUTO's
      * model counts them). */
-    const hg__stored st = hg__stored_of(&p);
-    const double a = (double)o->m * hg__batch_copies(&p, p.stride_a, st.rows_a, p.lda);
-    const double b = (double)o->n * hg__batch_copies(&p, p.stride_b, st.rows_b, p.ldb);
+    const double a = (double)o->m * hg__batch_copies_a(&p);
+    const double b = (double)o->n * hg__batch_copies_b(&p);
     return 2.0 * (double)o->k * (a + b) + (double)o->batch * hg__c_traffic_bytes(&p);
 }
 
