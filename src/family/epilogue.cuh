@@ -382,14 +382,13 @@ template <class Cfg, int DT, bool EPI, class CT = uint16_t> struct hg_fam_epilog
              * to four times as much (docs/NOTES.md, thirty-fourth session).
              * With beta != 0 they keep tile_as (tile_interior_beta has no
              * FIN). */
-            if constexpr (!hg_c_is_f32<CT> && EPI) {
-                if (interior(epi, row0, col0)) {
-                    tile_interior<true, FIN>(map_cw, acc, epi, row0, col0, ctid, bar_id);
-                    return;
-                }
-            }
-            if constexpr (!hg_c_is_f32<CT> && !EPI) {
-                if (inside(epi, row0, col0)) {
+            if constexpr (!hg_c_is_f32<CT>) {
+                if constexpr (EPI) {
+                    if (interior(epi, row0, col0)) {
+                        tile_interior<true, FIN>(map_cw, acc, epi, row0, col0, ctid, bar_id);
+                        return;
+                    }
+                } else if (inside(epi, row0, col0)) {
                     if (epi.beta == 0.0f) {
                         if (epi.alpha == 1.0f) tile_interior<false>(map_cw, acc, epi, row0, col0, ctid);
                         else tile_interior<true>(map_cw, acc, epi, row0, col0, ctid);
