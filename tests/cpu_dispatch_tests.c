@@ -25,6 +25,19 @@ static void check_auto_pick(hg_handle h, const void *A, const void *B, void *C, 
           (long long)ldc, dt == HG_BF16 ? "bf16" : "f16", hg_kernel_name(want), hg_kernel_name(got));
 }
 
+/* A swapped TN row's TT twin (the same name ending _tt), or NULL. */
+static const hg__kernel_entry *tt_twin(const hg__kernel_entry *tn)
+{
+    const size_t len = strlen(tn->name), tail = strlen("_swap_tn");
+    if (len < tail || strcmp(tn->name + len - tail, "_swap_tn") != 0) return NULL;
+    for (int i = 0; i < hg__kernel_count; i++) {
+        const char *name = hg__kernels[i].name;
+        if (strlen(name) == len && strncmp(name, tn->name, len - 2) == 0 && strcmp(name + len - 2, "tt") == 0)
+            return &hg__kernels[i];
+    }
+    return NULL;
+}
+
 /* The lean 256 x 176 row (config.cuh's LEAN: 176 accumulators a consumer
  * thread) serves beta = 0 only and plans whole tiles only. AUTO takes it at
  * 4096 x 14336 x 4096, where its tiles make 9.94 rounds against 128 x 256's
@@ -317,6 +330,24 @@ void test_dispatch(void)
         for (size_t i = 0; i < sizeof dec / sizeof dec[0]; i++)
             if (hg__find_kernel(dec[i].want))
                 check_auto_pick(h, A, B, C, dec[i].m, dec[i].n, dec[i].k, dec[i].ldc, HG_BF16, dec[i].want);
+        /* TT (B stored k x n: x @ W with W stored [in, out]) takes the
+         * swapped TT twin of the TN pick where one is registered: the model
+         * weighs geometry, not layout. */
+        int tt_twins = 0;
+        for (size_t i = 0; i < sizeof dec / sizeof dec[0]; i++) {
+            const hg__kernel_entry *tn = hg__find_kernel(dec[i].want);
+            const hg__kernel_entry *tt = tn ? tt_twin(tn) : NULL;
+            if (tt == NULL || dec[i].n % 8 != 0) continue; /* (ldb = n: TMA's 16-byte rule) */
+            tt_twins++;
+            hg_kernel got = HG_KERNEL_AUTO;
+            CHECK(hg_plan(h, HG_OP_N, HG_OP_N, dec[i].m, dec[i].n, dec[i].k, A, dec[i].k, B, dec[i].n, C, dec[i].ldc,
+                          HG_BF16, &got) == HG_STATUS_SUCCESS &&
+                      got == tt->id,
+                  "TT %lld x %lld x %lld takes %s, got %s", (long long)dec[i].m, (long long)dec[i].n,
+                  (long long)dec[i].k, tt->name, hg_kernel_name(got));
+        }
+        CHECK(tt_twins >= 10 || !hg__find_kernel(HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TT),
+              "the TT twins are checked on the decode cases (%d)", tt_twins);
         hg__problem big;
         memset(&big, 0, sizeof big);
         /* n = 1024: too few tiles for a whole wave, which would let a swapped
