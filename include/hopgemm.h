@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 #define HG_VERSION_MAJOR 0
-#define HG_VERSION_MINOR 15
+#define HG_VERSION_MINOR 16
 #define HG_VERSION_PATCH 0
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
@@ -167,7 +167,9 @@ typedef enum {
     HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TN = 132, /* since 0.9.0 */
     HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TN = 133, /* since 0.10.0 */
     HG_KERNEL_SM90_64X96X64_S10_C2X1_TN = 135,         /* since 0.11.0 (134 is not used) */
-    HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TT = 136   /* since 0.15.0 */
+    HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TT = 136,  /* since 0.15.0 */
+    HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TT = 137, /* since 0.16.0 */
+    HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TT = 138  /* since 0.16.0 */
 } hg_kernel;
 
 /*
