@@ -103,9 +103,12 @@ BENCH_SRC := $(wildcard tools/bench/*.c) tools/nvml.c
 $(BENCH): $(BENCH_SRC) tools/bench/bench.h tools/nvml.h $(LIB_INTERNAL) $(HDRS)
 	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(BENCH_SRC) -o $@ $(LIB_INTERNAL) $(BENCH_LDLIBS) $(LDLIBS) -ldl
 
-TEST_SRC := tests/hg_tests.c $(wildcard tests/cpu_*.c) tests/gpu_tests.c tests/gpu_stream_tests.c tests/gpu_batch_tests.c
-$(TESTS): $(TEST_SRC) tests/cpu_tests.h tests/gpu_common.h tests/testlib.h $(LIB_INTERNAL) $(HDRS)
-	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(TEST_SRC) -o $@ $(LIB_INTERNAL) $(LDLIBS)
+TEST_SRC := tests/hg_tests.c $(wildcard tests/cpu_*.c) tests/gpu_tests.c tests/gpu_stream_tests.c tests/gpu_batch_tests.c \
+            tests/gpu_stagger_tests.c
+# gpu/stagger's kernel that holds SMs (the tests' only CUDA code)
+TEST_CU_OBJ := $(BUILD)/tests/gpu_occupy.o
+$(TESTS): $(TEST_SRC) $(TEST_CU_OBJ) tests/cpu_tests.h tests/gpu_common.h tests/testlib.h $(LIB_INTERNAL) $(HDRS)
+	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(TEST_SRC) $(TEST_CU_OBJ) -o $@ $(LIB_INTERNAL) $(LDLIBS)
 
 # make install PREFIX=... [LIBDIR=...] [DESTDIR=...]: the header, both
 # libraries (with the SONAME link), hopgemm.pc and the CMake package

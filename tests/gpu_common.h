@@ -64,5 +64,8 @@ int run_case_c(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with
                hg_c_type ct);
 /* gpu/batched (tests/gpu_batch_tests.c): hg_matmul's strided batches. */
 void test_batched(void);
+/* gpu/stagger (tests/gpu_stagger_tests.c): persistent grids whose CTAs start
+ * at different times, each launch's C the first's bit for bit. */
+void test_stagger(void);
 
 #endif

@@ -864,6 +864,6 @@ const hg_test_case hg_gpu_tests[] = {
     {"gpu/family", test_family},   {"gpu/auto", test_auto},   {"gpu/epilogue", test_epilogue},
     {"gpu/batched", test_batched},
     {"gpu/repack", test_repack},   {"gpu/slices", test_slices}, {"gpu/stream", test_stream},
-    {"gpu/large", test_large},
+    {"gpu/large", test_large},     {"gpu/stagger", test_stagger},
 };
 const int hg_gpu_test_count = (int)(sizeof hg_gpu_tests / sizeof hg_gpu_tests[0]);

@@ -1,0 +1,140 @@
+/*
+ * gpu/stagger: persistent grids whose CTAs start at different times.
+ *
+ * Before each launch a kernel on a second stream holds a random number of
+ * SMs for a random time (tests/gpu_occupy.cu), so that part of the grid
+ * starts late: the dynamic walk's claims, the 2-CTA cluster's hand-over of
+ * them and the stream-K tail's last-arriver sums then meet in orders the
+ * rest of the tier does not produce. Every launch's C must be the first's,
+ * bit for bit (the tail sums its partials in k order whoever arrives last),
+ * and the first is checked against the float64 reference. A hang is the
+ * runner's timeout.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_common.h"
+#include "testlib.h"
+
+cudaError_t occupy_sms(cudaStream_t stream, int blocks, unsigned long long ns);
+
+/* The longest and shortest hold: up to a few launches of the cases below. */
+#define STAGGER_MIN_NS 5000ull
+#define STAGGER_SPAN_NS 400000ull
+#define STAGGER_REPS 200
+
+typedef struct {
+    const char *kernel; /* a row's name, or NULL for AUTO */
+    int64_t m, n, k;
+    hg_dtype dt;
+    int walk; /* hg__set_walk's mode */
+} stagger_case;
+
+/* TN, beta = 0. The dynamic walk with a stream-K tail (the 64 x 64 swapped
+ * row at 2560 x 2240 x 8192 takes both by rule), a 2-CTA cluster's claims,
+ * and a decode product on the dynamic walk through AUTO. */
+static const stagger_case stagger_cases[] = {
+    {"sm90_64x64x64_s12_c1x1_swap_tn", 2560, 2240, 8192, HG_BF16, HG__WALK_BY_RULE},
+    {"sm90_128x256x64_s4_c2x1_tn", 2560, 2240, 8192, HG_F16, HG__WALK_DYNAMIC},
+    {NULL, 2560, 2240, 8192, HG_BF16, HG__WALK_DYNAMIC},
+    {NULL, 64, 28672, 4096, HG_BF16, HG__WALK_DYNAMIC},
+};
+
+static hg_kernel kernel_named(const char *name)
+{
+    for (int i = 0; i < hg_kernel_count(); i++) {
+        hg_kernel id;
+        if (strcmp(hg_kernel_info(i, &id, NULL), name) == 0) return id;
+    }
+    return HG_KERNEL_AUTO;
+}
+
+/* One case: 1 when it ran. */
+static int stagger_one(const stagger_case *c, cudaStream_t work, cudaStream_t hold, int sms)
+{
+    const char *name = c->kernel ? c->kernel : "auto";
+    const hg_kernel kid = c->kernel ? kernel_named(c->kernel) : HG_KERNEL_AUTO;
+    if (c->kernel && kid == HG_KERNEL_AUTO) return 0; /* not registered in this build */
+    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, c->kernel ? c->kernel : "auto") != 0 &&
+        !(c->kernel && strcmp(hg_gpu_kernel_filter, "family") == 0))
+        return 0; /* --kernel: that row's cases, "family" every row's, "auto" AUTO's */
+    char what[160];
+    snprintf(what, sizeof what, "%s TN %s %lld x %lld x %lld walk %d", name, c->dt == HG_BF16 ? "bf16" : "f16",
+             (long long)c->m, (long long)c->n, (long long)c->k, c->walk);
+    const size_t na = (size_t)(c->m * c->k), nb = (size_t)(c->n * c->k), nc = (size_t)(c->m * c->n);
+    uint16_t *hA = malloc(na * 2), *hB = malloc(nb * 2), *first = malloc(nc * 2), *again = malloc(nc * 2);
+    uint16_t *dA = NULL, *dB = NULL, *dC = NULL;
+    int ok = hA && hB && first && again;
+    CHECK(ok, "%s: host allocation", what);
+    hg_handle h = ok ? gpu_handle() : NULL;
+    ok = h != NULL;
+    if (ok) {
+        fill_random(hA, na, c->dt);
+        fill_random(hB, nb, c->dt);
+        ok = cuda_ok(cudaMalloc((void **)&dA, na * 2), "cudaMalloc A") &&
+             cuda_ok(cudaMalloc((void **)&dB, nb * 2), "cudaMalloc B") &&
+             cuda_ok(cudaMalloc((void **)&dC, nc * 2), "cudaMalloc C") &&
+             cuda_ok(cudaMemcpy(dA, hA, na * 2, cudaMemcpyHostToDevice), "copy A") &&
+             cuda_ok(cudaMemcpy(dB, hB, nb * 2, cudaMemcpyHostToDevice), "copy B");
+    }
+    if (ok) {
+        hg__set_walk(h, c->walk);
+        CHECK(hg_set_stream(h, work) == HG_STATUS_SUCCESS, "%s: set_stream", what);
+        CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", what);
+    }
+    int differ = 0, first_differ = -1;
+    for (int r = 0; ok && r <= STAGGER_REPS; r++) {
+        ok = cuda_ok(cudaMemsetAsync(dC, 0xff, nc * 2, work), "poison C"); /* NaN: every element rewritten */
+        if (ok && r > 0) { /* the hold starts with the launch (the event), on 1 to sms - 1 SMs */
+            cudaEvent_t ev;
+            const int blocks = 1 + (int)(rng_next() % (uint64_t)(sms - 1));
+            const unsigned long long ns = STAGGER_MIN_NS + rng_next() % STAGGER_SPAN_NS;
+            ok = cuda_ok(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "event") &&
+                 cuda_ok(cudaEventRecord(ev, work), "record") && cuda_ok(cudaStreamWaitEvent(hold, ev, 0), "wait") &&
+                 cuda_ok(cudaEventDestroy(ev), "destroy event") && cuda_ok(occupy_sms(hold, blocks, ns), "occupy");
+        }
+        if (!ok) break;
+        const hg_status s = hg_gemm(h, HG_OP_N, HG_OP_T, c->m, c->n, c->k, 1.0f, dA, c->k, dB, c->k, 0.0f, dC, c->n,
+                                    c->dt);
+        CHECK(s == HG_STATUS_SUCCESS, "%s: launch %d: %s", what, r, hg_last_error(h));
+        ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaDeviceSynchronize(), what) &&
+             cuda_ok(cudaMemcpy(r ? again : first, dC, nc * 2, cudaMemcpyDeviceToHost), "copy C back");
+        if (ok && r == 0) {
+            hg__problem p = hg__problem_make(HG_OP_N, HG_OP_T, c->m, c->n, c->k, 1.0f, NULL, c->k, NULL, c->k, 0.0f,
+                                             NULL, c->n, c->dt);
+            ok = hg_check_output(&p, hA, hB, NULL, first, what);
+        } else if (ok && memcmp(again, first, nc * 2) != 0) {
+            if (first_differ < 0) first_differ = r;
+            differ++;
+        }
+    }
+    if (ok) CHECK(differ == 0, "%s: %d of %d staggered launches differ from the first (first: %d)", what, differ,
+                  STAGGER_REPS, first_differ);
+    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+    free(hA), free(hB), free(first), free(again);
+    hg_destroy(h);
+    return 1;
+}
+
+void test_stagger(void)
+{
+    /* --quick is the sanitizers' run (tools/sanitize.sh), where these long
+     * products take minutes each and the timing this part perturbs is the
+     * sanitizer's own. */
+    if (hg_gpu_quick) SKIP("--quick: long products, timed perturbation; run without --quick");
+    int dev = 0, sms = 0;
+    if (!cuda_ok(cudaGetDevice(&dev), "cudaGetDevice") ||
+        !cuda_ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "SM count"))
+        return;
+    if (sms < 2) SKIP("one SM: nothing to stagger");
+    cudaStream_t work = NULL, hold = NULL;
+    if (!cuda_ok(cudaStreamCreateWithFlags(&work, cudaStreamNonBlocking), "stream") ||
+        !cuda_ok(cudaStreamCreateWithFlags(&hold, cudaStreamNonBlocking), "stream"))
+        return;
+    int ran = 0;
+    for (size_t i = 0; i < sizeof stagger_cases / sizeof stagger_cases[0]; i++)
+        ran += stagger_one(&stagger_cases[i], work, hold, sms);
+    cudaStreamDestroy(work), cudaStreamDestroy(hold);
+    if (!ran) SKIP("no case selected by --kernel, or its row is not registered");
+}
