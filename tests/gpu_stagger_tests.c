@@ -25,7 +25,7 @@ cudaError_t occupy_sms(cudaStream_t stream, int blocks, unsigned long long ns);
 #define STAGGER_REPS 200
 
 typedef struct {
-    const char *kernel; /* a row's name, or NULL for AUTO */
+    hg_kernel kid; /* a row, or HG_KERNEL_AUTO */
     int64_t m, n, k;
     hg_dtype dt;
     int walk; /* hg__set_walk's mode */
@@ -35,29 +35,20 @@ typedef struct {
  * row at 2560 x 2240 x 8192 takes both by rule), a 2-CTA cluster's claims,
  * and a decode product on the dynamic walk through AUTO. */
 static const stagger_case stagger_cases[] = {
-    {"sm90_64x64x64_s12_c1x1_swap_tn", 2560, 2240, 8192, HG_BF16, HG__WALK_BY_RULE},
-    {"sm90_128x256x64_s4_c2x1_tn", 2560, 2240, 8192, HG_F16, HG__WALK_DYNAMIC},
-    {NULL, 2560, 2240, 8192, HG_BF16, HG__WALK_DYNAMIC},
-    {NULL, 64, 28672, 4096, HG_BF16, HG__WALK_DYNAMIC},
+    {HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN, 2560, 2240, 8192, HG_BF16, HG__WALK_BY_RULE},
+    {HG_KERNEL_SM90_128X256X64_S4_C2X1_TN, 2560, 2240, 8192, HG_F16, HG__WALK_DYNAMIC},
+    {HG_KERNEL_AUTO, 2560, 2240, 8192, HG_BF16, HG__WALK_DYNAMIC},
+    {HG_KERNEL_AUTO, 64, 28672, 4096, HG_BF16, HG__WALK_DYNAMIC},
 };
-
-static hg_kernel kernel_named(const char *name)
-{
-    for (int i = 0; i < hg_kernel_count(); i++) {
-        hg_kernel id;
-        if (strcmp(hg_kernel_info(i, &id, NULL), name) == 0) return id;
-    }
-    return HG_KERNEL_AUTO;
-}
 
 /* One case: 1 when it ran. */
 static int stagger_one(const stagger_case *c, cudaStream_t work, cudaStream_t hold, int sms)
 {
-    const char *name = c->kernel ? c->kernel : "auto";
-    const hg_kernel kid = c->kernel ? kernel_named(c->kernel) : HG_KERNEL_AUTO;
-    if (c->kernel && kid == HG_KERNEL_AUTO) return 0; /* not registered in this build */
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, c->kernel ? c->kernel : "auto") != 0 &&
-        !(c->kernel && strcmp(hg_gpu_kernel_filter, "family") == 0))
+    const int auto_case = c->kid == HG_KERNEL_AUTO;
+    const char *name = hg_kernel_name(c->kid);
+    if (!auto_case && hg__find_kernel(c->kid) == NULL) return 0; /* not registered in this build */
+    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0 &&
+        !(!auto_case && strcmp(hg_gpu_kernel_filter, "family") == 0))
         return 0; /* --kernel: that row's cases, "family" every row's, "auto" AUTO's */
     char what[160];
     snprintf(what, sizeof what, "%s TN %s %lld x %lld x %lld walk %d", name, c->dt == HG_BF16 ? "bf16" : "f16",
@@ -81,7 +72,7 @@ static int stagger_one(const stagger_case *c, cudaStream_t work, cudaStream_t ho
     if (ok) {
         hg__set_walk(h, c->walk);
         CHECK(hg_set_stream(h, work) == HG_STATUS_SUCCESS, "%s: set_stream", what);
-        CHECK(hg_set_kernel(h, kid) == HG_STATUS_SUCCESS, "%s: set_kernel", what);
+        CHECK(hg_set_kernel(h, c->kid) == HG_STATUS_SUCCESS, "%s: set_kernel", what);
     }
     int differ = 0, first_differ = -1;
     for (int r = 0; ok && r <= STAGGER_REPS; r++) {
