@@ -62,6 +62,25 @@ int run_case_epi(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int wi
 /* ... and C of type ct (HG_C_F32: an fp32 C; ldc rounded for TMA to 16 bytes). */
 int run_case_c(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt, int with_bias, hg_activation act,
                hg_c_type ct);
+/* One TN product's inputs (tight leading dimensions), random, on the device
+ * and kept on the host for the reference. */
+typedef struct {
+    int64_t m, n, k;
+} tn_shape;
+typedef struct {
+    tn_shape s;
+    hg_dtype dt;
+    uint16_t *hA, *hB;
+    void *dA, *dB;
+    size_t nc; /* elements of C */
+} tn_operands;
+/* 1 when made (else a failed CHECK; tn_operands_free cleans up either way). */
+int tn_operands_make(tn_operands *o, tn_shape s, hg_dtype dt);
+void tn_operands_free(tn_operands *o);
+/* hg_gemm of o into dC through h (alpha 1, beta 0, ldc n), and its problem
+ * for hg_check_output. */
+hg_status tn_operands_gemm(hg_handle h, const tn_operands *o, void *dC);
+hg__problem tn_operands_problem(const tn_operands *o);
 /* gpu/batched (tests/gpu_batch_tests.c): hg_matmul's strided batches. */
 void test_batched(void);
 /* gpu/stagger (tests/gpu_stagger_tests.c): persistent grids whose CTAs start

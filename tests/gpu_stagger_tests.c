@@ -26,7 +26,7 @@ cudaError_t occupy_sms(cudaStream_t stream, int blocks, unsigned long long ns);
 
 typedef struct {
     hg_kernel kid; /* a row, or HG_KERNEL_AUTO */
-    int64_t m, n, k;
+    tn_shape s;
     hg_dtype dt;
     int walk; /* hg__set_walk's mode */
 } stagger_case;
@@ -35,10 +35,10 @@ typedef struct {
  * row at 2560 x 2240 x 8192 takes both by rule), a 2-CTA cluster's claims,
  * and a decode product on the dynamic walk through AUTO. */
 static const stagger_case stagger_cases[] = {
-    {HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN, 2560, 2240, 8192, HG_BF16, HG__WALK_BY_RULE},
-    {HG_KERNEL_SM90_128X256X64_S4_C2X1_TN, 2560, 2240, 8192, HG_F16, HG__WALK_DYNAMIC},
-    {HG_KERNEL_AUTO, 2560, 2240, 8192, HG_BF16, HG__WALK_DYNAMIC},
-    {HG_KERNEL_AUTO, 64, 28672, 4096, HG_BF16, HG__WALK_DYNAMIC},
+    {HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TN, {2560, 2240, 8192}, HG_BF16, HG__WALK_BY_RULE},
+    {HG_KERNEL_SM90_128X256X64_S4_C2X1_TN, {2560, 2240, 8192}, HG_F16, HG__WALK_DYNAMIC},
+    {HG_KERNEL_AUTO, {2560, 2240, 8192}, HG_BF16, HG__WALK_DYNAMIC},
+    {HG_KERNEL_AUTO, {64, 28672, 4096}, HG_BF16, HG__WALK_DYNAMIC},
 };
 
 /* One case: 1 when it ran. */
@@ -52,23 +52,17 @@ static int stagger_one(const stagger_case *c, cudaStream_t work, cudaStream_t ho
         return 0; /* --kernel: that row's cases, "family" every row's, "auto" AUTO's */
     char what[160];
     snprintf(what, sizeof what, "%s TN %s %lld x %lld x %lld walk %d", name, c->dt == HG_BF16 ? "bf16" : "f16",
-             (long long)c->m, (long long)c->n, (long long)c->k, c->walk);
-    const size_t na = (size_t)(c->m * c->k), nb = (size_t)(c->n * c->k), nc = (size_t)(c->m * c->n);
-    uint16_t *hA = malloc(na * 2), *hB = malloc(nb * 2), *first = malloc(nc * 2), *again = malloc(nc * 2);
-    uint16_t *dA = NULL, *dB = NULL, *dC = NULL;
-    int ok = hA && hB && first && again;
+             (long long)c->s.m, (long long)c->s.n, (long long)c->s.k, c->walk);
+    const size_t c_bytes = (size_t)(c->s.m * c->s.n) * 2;
+    tn_operands o;
+    memset(&o, 0, sizeof o);
+    uint16_t *first = malloc(c_bytes), *again = malloc(c_bytes);
+    void *dC = NULL;
+    hg_handle h = NULL;
+    int ok = first && again;
     CHECK(ok, "%s: host allocation", what);
-    hg_handle h = ok ? gpu_handle() : NULL;
-    ok = h != NULL;
-    if (ok) {
-        fill_random(hA, na, c->dt);
-        fill_random(hB, nb, c->dt);
-        ok = cuda_ok(cudaMalloc((void **)&dA, na * 2), "cudaMalloc A") &&
-             cuda_ok(cudaMalloc((void **)&dB, nb * 2), "cudaMalloc B") &&
-             cuda_ok(cudaMalloc((void **)&dC, nc * 2), "cudaMalloc C") &&
-             cuda_ok(cudaMemcpy(dA, hA, na * 2, cudaMemcpyHostToDevice), "copy A") &&
-             cuda_ok(cudaMemcpy(dB, hB, nb * 2, cudaMemcpyHostToDevice), "copy B");
-    }
+    ok = ok && tn_operands_make(&o, c->s, c->dt) && cuda_ok(cudaMalloc(&dC, c_bytes), "cudaMalloc C") &&
+         (h = gpu_handle()) != NULL;
     if (ok) {
         hg__set_walk(h, c->walk);
         CHECK(hg_set_stream(h, work) == HG_STATUS_SUCCESS, "%s: set_stream", what);
@@ -76,7 +70,7 @@ static int stagger_one(const stagger_case *c, cudaStream_t work, cudaStream_t ho
     }
     int differ = 0, first_differ = -1;
     for (int r = 0; ok && r <= STAGGER_REPS; r++) {
-        ok = cuda_ok(cudaMemsetAsync(dC, 0xff, nc * 2, work), "poison C"); /* NaN: every element rewritten */
+        ok = cuda_ok(cudaMemsetAsync(dC, 0xff, c_bytes, work), "poison C"); /* NaN: every element rewritten */
         if (ok && r > 0) { /* the hold starts with the launch (the event), on 1 to sms - 1 SMs */
             cudaEvent_t ev;
             const int blocks = 1 + (int)(rng_next() % (uint64_t)(sms - 1));
@@ -86,24 +80,23 @@ static int stagger_one(const stagger_case *c, cudaStream_t work, cudaStream_t ho
                  cuda_ok(cudaEventDestroy(ev), "destroy event") && cuda_ok(occupy_sms(hold, blocks, ns), "occupy");
         }
         if (!ok) break;
-        const hg_status s = hg_gemm(h, HG_OP_N, HG_OP_T, c->m, c->n, c->k, 1.0f, dA, c->k, dB, c->k, 0.0f, dC, c->n,
-                                    c->dt);
+        const hg_status s = tn_operands_gemm(h, &o, dC);
         CHECK(s == HG_STATUS_SUCCESS, "%s: launch %d: %s", what, r, hg_last_error(h));
         ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaDeviceSynchronize(), what) &&
-             cuda_ok(cudaMemcpy(r ? again : first, dC, nc * 2, cudaMemcpyDeviceToHost), "copy C back");
+             cuda_ok(cudaMemcpy(r ? again : first, dC, c_bytes, cudaMemcpyDeviceToHost), "copy C back");
         if (ok && r == 0) {
-            hg__problem p = hg__problem_make(HG_OP_N, HG_OP_T, c->m, c->n, c->k, 1.0f, NULL, c->k, NULL, c->k, 0.0f,
-                                             NULL, c->n, c->dt);
-            ok = hg_check_output(&p, hA, hB, NULL, first, what);
-        } else if (ok && memcmp(again, first, nc * 2) != 0) {
+            const hg__problem p = tn_operands_problem(&o);
+            ok = hg_check_output(&p, o.hA, o.hB, NULL, first, what);
+        } else if (ok && memcmp(again, first, c_bytes) != 0) {
             if (first_differ < 0) first_differ = r;
             differ++;
         }
     }
     if (ok) CHECK(differ == 0, "%s: %d of %d staggered launches differ from the first (first: %d)", what, differ,
                   STAGGER_REPS, first_differ);
-    cudaFree(dA), cudaFree(dB), cudaFree(dC);
-    free(hA), free(hB), free(first), free(again);
+    tn_operands_free(&o);
+    cudaFree(dC);
+    free(first), free(again);
     hg_destroy(h);
     return 1;
 }

@@ -22,15 +22,11 @@
 #include "gpu_common.h"
 #include "testlib.h"
 
-typedef struct {
-    int64_t m, n, k;
-} shape;
-
 /* Each splits V6's last round: 1 tile pair into 4 pieces, 4 pairs over 16
  * clusters, 16 pairs over 64. The quick ones (compute-sanitizer) split 1 pair
  * into 4 and into 2. Leading dimensions are the sizes: multiples of 8. */
-static const shape sk_shapes[] = {{256, 320, 65536}, {512, 640, 8232}, {1000, 1000, 3000}};
-static const shape sk_quick[] = {{256, 320, 4096}, {100, 304, 1024}};
+static const tn_shape sk_shapes[] = {{256, 320, 65536}, {512, 640, 8232}, {1000, 1000, 3000}};
+static const tn_shape sk_quick[] = {{256, 320, 4096}, {100, 304, 1024}};
 
 static int v6_wanted(void)
 {
@@ -38,65 +34,18 @@ static int v6_wanted(void)
            (hg_gpu_kernel_filter == NULL || strcmp(hg_gpu_kernel_filter, "v6") == 0);
 }
 
-/* Device inputs for a list of shapes (TN, fp16, tight leading dimensions),
- * kept on the host too for the reference. */
-typedef struct {
-    shape s;
-    uint16_t *hA, *hB;
-    void *dA, *dB;
-    size_t nc; /* elements of C */
-} operands;
-
-static int operands_make(operands *o, shape s)
-{
-    memset(o, 0, sizeof *o);
-    o->s = s;
-    size_t na = (size_t)(s.m * s.k), nb = (size_t)(s.n * s.k);
-    o->nc = (size_t)(s.m * s.n);
-    o->hA = (uint16_t *)malloc(na * 2);
-    o->hB = (uint16_t *)malloc(nb * 2);
-    if (!o->hA || !o->hB) {
-        CHECK(0, "host allocation");
-        return 0;
-    }
-    fill_random(o->hA, na, HG_F16);
-    fill_random(o->hB, nb, HG_F16);
-    return cuda_ok(cudaMalloc(&o->dA, na * 2), "cudaMalloc A") && cuda_ok(cudaMalloc(&o->dB, nb * 2), "cudaMalloc B") &&
-           cuda_ok(cudaMemcpy(o->dA, o->hA, na * 2, cudaMemcpyHostToDevice), "copy A") &&
-           cuda_ok(cudaMemcpy(o->dB, o->hB, nb * 2, cudaMemcpyHostToDevice), "copy B");
-}
-
-static void operands_free(operands *o)
-{
-    cudaFree(o->dA), cudaFree(o->dB);
-    free(o->hA), free(o->hB);
-    memset(o, 0, sizeof *o);
-}
-
-static hg_status gemm_into(hg_handle h, const operands *o, void *dC)
-{
-    return hg_gemm(h, HG_OP_N, HG_OP_T, o->s.m, o->s.n, o->s.k, 1.0f, o->dA, o->s.k, o->dB, o->s.k, 0.0f, dC, o->s.n,
-                   HG_F16);
-}
-
 /* hg_get_workspace_size for o's call (C: an address no operand uses; it is
  * never touched). */
-static hg_status workspace_of(hg_handle h, const operands *o, size_t *bytes)
+static hg_status workspace_of(hg_handle h, const tn_operands *o, size_t *bytes)
 {
     const void *C = (const char *)o->dB + (size_t)(o->s.n * o->s.k) * 2 + 256;
     return hg_get_workspace_size(h, HG_OP_N, HG_OP_T, o->s.m, o->s.n, o->s.k, o->dA, o->s.k, o->dB, o->s.k, C, o->s.n,
-                                 HG_F16, bytes);
-}
-
-static hg__problem problem_of(const operands *o)
-{
-    return hg__problem_make(HG_OP_N, HG_OP_T, o->s.m, o->s.n, o->s.k, 1.0f, NULL, o->s.k, NULL, o->s.k, 0.0f, NULL,
-                            o->s.n, HG_F16);
+                                 o->dt, bytes);
 }
 
 /* The one-stream result of o through h (on h's current stream), checked
  * against the float64 reference; into *out (host, o->nc elements). */
-static int reference_bits(hg_handle h, const operands *o, uint16_t **out, const char *what)
+static int reference_bits(hg_handle h, const tn_operands *o, uint16_t **out, const char *what)
 {
     void *dC = NULL;
     *out = (uint16_t *)malloc(o->nc * 2);
@@ -104,13 +53,13 @@ static int reference_bits(hg_handle h, const operands *o, uint16_t **out, const 
     int ok = *out && zeros && cuda_ok(cudaMalloc(&dC, o->nc * 2), "cudaMalloc C") &&
              cuda_ok(cudaMemset(dC, 0xFF, o->nc * 2), "poison C");
     if (ok) {
-        hg_status s = gemm_into(h, o, dC);
+        hg_status s = tn_operands_gemm(h, o, dC);
         CHECK(s == HG_STATUS_SUCCESS, "%s: %s", what, hg_last_error(h));
         ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaDeviceSynchronize(), what) &&
              cuda_ok(cudaMemcpy(*out, dC, o->nc * 2, cudaMemcpyDeviceToHost), "copy C");
     }
     if (ok) {
-        hg__problem p = problem_of(o);
+        hg__problem p = tn_operands_problem(o);
         ok = hg_check_output(&p, o->hA, o->hB, zeros, *out, what);
     }
     cudaFree(dC);
@@ -133,12 +82,12 @@ static int64_t differing(const uint16_t *a, const uint16_t *b, size_t n)
 typedef struct {
     hg_handle h;
     int n;
-    operands o[MAX_SHAPES];
+    tn_operands o[MAX_SHAPES];
     uint16_t *ref[MAX_SHAPES];
 } sk_fixture;
 
 /* 1 when everything was made; the fixture can be closed either way. */
-static int sk_fixture_open_with(sk_fixture *f, const char *what, hg_kernel kernel, const shape *shapes, int n)
+static int sk_fixture_open_with(sk_fixture *f, const char *what, hg_kernel kernel, const tn_shape *shapes, int n)
 {
     memset(f, 0, sizeof *f);
     f->n = n;
@@ -146,7 +95,7 @@ static int sk_fixture_open_with(sk_fixture *f, const char *what, hg_kernel kerne
     if (!f->h) return 0;
     CHECK(hg_set_kernel(f->h, kernel) == HG_STATUS_SUCCESS, "choose the kernel");
     int ok = 1;
-    for (int i = 0; i < f->n && ok; i++) ok = operands_make(&f->o[i], shapes[i]);
+    for (int i = 0; i < f->n && ok; i++) ok = tn_operands_make(&f->o[i], shapes[i], HG_F16);
     for (int i = 0; i < f->n && ok; i++) ok = reference_bits(f->h, &f->o[i], &f->ref[i], what);
     return ok;
 }
@@ -161,7 +110,7 @@ static void sk_fixture_close(sk_fixture *f)
 {
     for (int i = 0; i < f->n; i++) {
         free(f->ref[i]);
-        operands_free(&f->o[i]);
+        tn_operands_free(&f->o[i]);
     }
     hg_destroy(f->h);
 }
@@ -190,7 +139,7 @@ static void test_streams(void)
              cuda_ok(cudaMemset(out, 0xFF, (size_t)calls * most * 2), "poison outputs");
         for (int c = 0; ok && c < calls; c++) {
             hg_status s = hg_set_stream(fx.h, (struct CUstream_st *)st[c % ns]);
-            if (s == HG_STATUS_SUCCESS) s = gemm_into(fx.h, &fx.o[c % fx.n], out + (size_t)c * most * 2);
+            if (s == HG_STATUS_SUCCESS) s = tn_operands_gemm(fx.h, &fx.o[c % fx.n], out + (size_t)c * most * 2);
             CHECK(s == HG_STATUS_SUCCESS, "%d streams, call %d: %s", ns, c, hg_last_error(fx.h));
             ok = s == HG_STATUS_SUCCESS;
         }
@@ -198,7 +147,7 @@ static void test_streams(void)
         uint16_t *host = (uint16_t *)malloc(most * 2);
         int64_t wrong = 0, calls_wrong = 0;
         for (int c = 0; ok && host && c < calls; c++) {
-            const operands *oc = &fx.o[c % fx.n];
+            const tn_operands *oc = &fx.o[c % fx.n];
             ok = cuda_ok(cudaMemcpy(host, out + (size_t)c * most * 2, oc->nc * 2, cudaMemcpyDeviceToHost), "copy");
             int64_t d = ok ? differing(host, fx.ref[c % fx.n], oc->nc) : 0;
             wrong += d;
@@ -238,7 +187,7 @@ static void graph_replays(sk_fixture fx, int ok)
         ok = cuda_ok(cudaStreamBeginCapture(cs, cudaStreamCaptureModeGlobal), "begin capture");
         CHECK(hg_set_stream(fx.h, (struct CUstream_st *)cs) == HG_STATUS_SUCCESS, "capture stream");
         for (int i = 0; ok && i < fx.n; i++) {
-            hg_status s = gemm_into(fx.h, &fx.o[i], gout + off[i]);
+            hg_status s = tn_operands_gemm(fx.h, &fx.o[i], gout + off[i]);
             CHECK(s == HG_STATUS_SUCCESS, "captured call %d: %s", i, hg_last_error(fx.h));
         }
         ok = cuda_ok(cudaStreamEndCapture(cs, &graph), "end capture") &&
@@ -251,7 +200,7 @@ static void graph_replays(sk_fixture fx, int ok)
         ok = cuda_ok(cudaGraphLaunch(exec, cs), "replay") &&
              cuda_ok(cudaMemcpyAsync(snaps + total * r, gout, total, cudaMemcpyDeviceToDevice, cs), "snapshot");
         int i = r % fx.n;
-        hg_status s = gemm_into(fx.h, &fx.o[i], eout + total * r + off[i]);
+        hg_status s = tn_operands_gemm(fx.h, &fx.o[i], eout + total * r + off[i]);
         CHECK(s == HG_STATUS_SUCCESS, "eager call beside replay %d: %s", r, hg_last_error(fx.h));
     }
     ok = ok && cuda_ok(cudaDeviceSynchronize(), "replays");
@@ -287,7 +236,7 @@ static void test_graph(void)
 /* The k slices (src/slices.c) in a graph: AUTO's plan cuts these in k
  * slices, two launches (the batch of partials, then their sums) that the
  * graph must keep in order and give their own workspace. */
-static const shape slice_shapes[] = {{256, 256, 16384}, {192, 256, 16384}};
+static const tn_shape slice_shapes[] = {{256, 256, 16384}, {192, 256, 16384}};
 static void test_graph_slices(void)
 {
     if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
@@ -337,15 +286,15 @@ static void test_user_workspace(void)
     }
     CHECK(ok, "hg_create took %lld bytes of device memory (%d tries)", took, WORKSPACE_MEMORY_TRIES);
     CHECK(hg_set_kernel(h, HG_KERNEL_V6) == HG_STATUS_SUCCESS, "choose v6");
-    operands o;
+    tn_operands o;
     uint16_t *ref = NULL, *host = NULL;
     void *ws = NULL, *dC = NULL;
     size_t need = 0, none = 1;
-    ok = operands_make(&o, hg_gpu_quick ? sk_quick[0] : sk_shapes[1]);
+    ok = tn_operands_make(&o, hg_gpu_quick ? sk_quick[0] : sk_shapes[1], HG_F16);
     ok = ok && reference_bits(h, &o, &ref, "library's workspace");
     CHECK(ok && workspace_of(h, &o, &need) == HG_STATUS_SUCCESS && need > hg__ws_counter_bytes(hg__handle_device(h)),
           "a stream-K call needs workspace: %zu (%s)", need, hg_last_error(h));
-    operands one_block = o;
+    tn_operands one_block = o;
     one_block.s.k = 64; /* one k block: nothing to split */
     CHECK(workspace_of(h, &one_block, &none) == HG_STATUS_SUCCESS && none == 0, "one k block splits nothing: %zu",
           none);
@@ -363,7 +312,7 @@ static void test_user_workspace(void)
              cuda_ok(cudaMemset(dC, 0xFF, o.nc * 2), "poison C");
         CHECK(hg_set_workspace(h, mem, sizes[t]) == HG_STATUS_SUCCESS, "set_workspace(%zu)", sizes[t]);
         for (int rep = 0; ok && rep < 2; rep++) { /* the second call finds the counters as the first left them */
-            hg_status s = gemm_into(h, &o, dC);
+            hg_status s = tn_operands_gemm(h, &o, dC);
             CHECK(s == HG_STATUS_SUCCESS, "with %zu bytes: %s", sizes[t], hg_last_error(h));
             ok = s == HG_STATUS_SUCCESS && cuda_ok(cudaMemcpy(host, dC, o.nc * 2, cudaMemcpyDeviceToHost), "copy");
             if (!ok) break;
@@ -372,7 +321,7 @@ static void test_user_workspace(void)
                       sizes[t], rep);
             } else {
                 uint16_t *zeros = (uint16_t *)calloc(o.nc, 2);
-                hg__problem p = problem_of(&o);
+                hg__problem p = tn_operands_problem(&o);
                 if (zeros) hg_check_output(&p, o.hA, o.hB, zeros, host, "a workspace a byte too small");
                 free(zeros);
             }
@@ -380,13 +329,13 @@ static void test_user_workspace(void)
         CHECK(hg_set_workspace(h, NULL, 0) == HG_STATUS_SUCCESS, "hand it back");
         cudaFree(big);
     }
-    ok = ok && cuda_ok(cudaMemset(dC, 0xFF, o.nc * 2), "poison C") && gemm_into(h, &o, dC) == HG_STATUS_SUCCESS &&
+    ok = ok && cuda_ok(cudaMemset(dC, 0xFF, o.nc * 2), "poison C") && tn_operands_gemm(h, &o, dC) == HG_STATUS_SUCCESS &&
          cuda_ok(cudaMemcpy(host, dC, o.nc * 2, cudaMemcpyDeviceToHost), "copy");
     CHECK(ok && differing(host, ref, o.nc) == 0, "the library's workspace again");
     hg_destroy(h); /* before freeing the caller's memory it might still use */
     cudaFree(ws), cudaFree(dC);
     free(ref), free(host);
-    operands_free(&o);
+    tn_operands_free(&o);
 }
 
 /* k = 0 or alpha = 0 is exactly beta * C whatever alpha is; with beta = 1 C
@@ -481,7 +430,7 @@ static void test_corners(void)
 
 typedef struct {
     hg_handle h;
-    const operands *o;
+    const tn_operands *o;
     void *dC[2];
     int set_device; /* the thread's device before the calls; -1: touch nothing */
     hg_status s[2];
@@ -500,7 +449,7 @@ static void *probe_thread(void *arg)
     j->ctx_before = c;
     for (int i = 0; i < 2; i++) {
         (void)hg_set_kernel(j->h, i == 0 ? HG_KERNEL_AUTO : HG_KERNEL_V6);
-        j->s[i] = gemm_into(j->h, &j->o[i], j->dC[i]);
+        j->s[i] = tn_operands_gemm(j->h, &j->o[i], j->dC[i]);
     }
     probe_get_ctx(&c);
     j->ctx_after = c;
@@ -510,11 +459,11 @@ static void *probe_thread(void *arg)
 }
 
 /* Operands of the two probe calls on the current device, C poisoned. */
-static int probe_prepare(operands o[2], void *dC[2])
+static int probe_prepare(tn_operands o[2], void *dC[2])
 {
-    const shape s[2] = {{300, 330, 136}, {256, 320, 4096}};
+    const tn_shape s[2] = {{300, 330, 136}, {256, 320, 4096}};
     for (int i = 0; i < 2; i++)
-        if (!operands_make(&o[i], s[i]) || !cuda_ok(cudaMalloc(&dC[i], o[i].nc * 2), "cudaMalloc C") ||
+        if (!tn_operands_make(&o[i], s[i], HG_F16) || !cuda_ok(cudaMalloc(&dC[i], o[i].nc * 2), "cudaMalloc C") ||
             !cuda_ok(cudaMemset(dC[i], 0xFF, o[i].nc * 2), "poison C"))
             return 0;
     return 1;
@@ -528,7 +477,7 @@ static void probe_verify(int dev, const probe_job *j, const char *what)
         CHECK(j->s[i] == HG_STATUS_SUCCESS, "%s call %d: %s", what, i, hg_last_error(j->h));
         uint16_t *host = (uint16_t *)malloc(j->o[i].nc * 2), *zeros = (uint16_t *)calloc(j->o[i].nc, 2);
         if (host && zeros && cuda_ok(cudaMemcpy(host, j->dC[i], j->o[i].nc * 2, cudaMemcpyDeviceToHost), what)) {
-            hg__problem p = problem_of(&j->o[i]);
+            hg__problem p = tn_operands_problem(&j->o[i]);
             hg_check_output(&p, j->o[i].hA, j->o[i].hB, zeros, host, what);
         }
         free(host), free(zeros);
@@ -548,7 +497,7 @@ int hg_multi_gpu_probe(void)
     }
     /* 1. Only GPU 1 is used; a thread that never touched CUDA (its device 0
      * by default, no context) calls the handle of GPU 1. */
-    operands o1[2], o0[2];
+    tn_operands o1[2], o0[2];
     void *c1[2] = {0}, *c0[2] = {0};
     hg_handle h1 = NULL, h0 = NULL;
     int ok = cuda_ok(cudaSetDevice(1), "cudaSetDevice(1)") && hg_create(&h1) == HG_STATUS_SUCCESS &&

@@ -313,6 +313,44 @@ hg_handle gpu_handle(void)
     return s == HG_STATUS_SUCCESS ? h : NULL;
 }
 
+int tn_operands_make(tn_operands *o, tn_shape s, hg_dtype dt)
+{
+    memset(o, 0, sizeof *o);
+    o->s = s, o->dt = dt;
+    size_t na = (size_t)(s.m * s.k), nb = (size_t)(s.n * s.k);
+    o->nc = (size_t)(s.m * s.n);
+    o->hA = (uint16_t *)malloc(na * 2);
+    o->hB = (uint16_t *)malloc(nb * 2);
+    if (!o->hA || !o->hB) {
+        CHECK(0, "host allocation");
+        return 0;
+    }
+    fill_random(o->hA, na, dt);
+    fill_random(o->hB, nb, dt);
+    return cuda_ok(cudaMalloc(&o->dA, na * 2), "cudaMalloc A") && cuda_ok(cudaMalloc(&o->dB, nb * 2), "cudaMalloc B") &&
+           cuda_ok(cudaMemcpy(o->dA, o->hA, na * 2, cudaMemcpyHostToDevice), "copy A") &&
+           cuda_ok(cudaMemcpy(o->dB, o->hB, nb * 2, cudaMemcpyHostToDevice), "copy B");
+}
+
+void tn_operands_free(tn_operands *o)
+{
+    cudaFree(o->dA), cudaFree(o->dB);
+    free(o->hA), free(o->hB);
+    memset(o, 0, sizeof *o);
+}
+
+hg_status tn_operands_gemm(hg_handle h, const tn_operands *o, void *dC)
+{
+    return hg_gemm(h, HG_OP_N, HG_OP_T, o->s.m, o->s.n, o->s.k, 1.0f, o->dA, o->s.k, o->dB, o->s.k, 0.0f, dC, o->s.n,
+                   o->dt);
+}
+
+hg__problem tn_operands_problem(const tn_operands *o)
+{
+    return hg__problem_make(HG_OP_N, HG_OP_T, o->s.m, o->s.n, o->s.k, 1.0f, NULL, o->s.k, NULL, o->s.k, 0.0f, NULL,
+                            o->s.n, o->dt);
+}
+
 /* The layout a kernel serves, from the kernel table (TN for AUTO). */
 static void kernel_ops(hg_kernel kid, hg_op *opA, hg_op *opB)
 {
