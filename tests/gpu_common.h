@@ -33,6 +33,9 @@ void fill_random(uint16_t *p, size_t n, hg_dtype dt);
 int is_nan_bits(uint16_t v, hg_dtype dt);
 /* 1 when e is cudaSuccess; else a failed CHECK naming `what`. */
 int cuda_ok(cudaError_t e, const char *what);
+/* Whether --kernel keeps kid: no filter, its name ("auto" for AUTO), or
+ * "family" for any family row. */
+int gpu_kernel_selected(hg_kernel kid);
 /* fn on every kernel that --kernel keeps ("family": every family row), then
  * on AUTO (e NULL), through one handle; fn returns 1 when it ran something.
  * How many did (-1: no handle). */

@@ -47,9 +47,7 @@ static int stagger_one(const stagger_case *c, cudaStream_t work, cudaStream_t ho
     const int auto_case = c->kid == HG_KERNEL_AUTO;
     const char *name = hg_kernel_name(c->kid);
     if (!auto_case && hg__find_kernel(c->kid) == NULL) return 0; /* not registered in this build */
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0 &&
-        !(!auto_case && strcmp(hg_gpu_kernel_filter, "family") == 0))
-        return 0; /* --kernel: that row's cases, "family" every row's, "auto" AUTO's */
+    if (!gpu_kernel_selected(c->kid)) return 0; /* --kernel: that row's cases, "family" every row's, "auto" AUTO's */
     char what[160];
     snprintf(what, sizeof what, "%s TN %s %lld x %lld x %lld walk %d", name, c->dt == HG_BF16 ? "bf16" : "f16",
              (long long)c->s.m, (long long)c->s.n, (long long)c->s.k, c->walk);

@@ -305,6 +305,12 @@ static const gcase quick_cases[] = {
     {HG_OP_N, HG_OP_T, 128, 320, 64, 0, 1.0f, 0.0f, 0, 0, 0},
 };
 
+int gpu_kernel_selected(hg_kernel kid)
+{
+    return hg_gpu_kernel_filter == NULL || strcmp(hg_gpu_kernel_filter, hg_kernel_name(kid)) == 0 ||
+           (kid >= HG_KERNEL_SM90_128X256X64_S4_C2X1_TN && strcmp(hg_gpu_kernel_filter, "family") == 0);
+}
+
 hg_handle gpu_handle(void)
 {
     hg_handle h = NULL;
@@ -370,9 +376,7 @@ static int run_case_as(hg_handle h, hg_kernel kid, const gcase *c, hg_dtype dt)
 static void run_kernel_tn(hg_kernel kid)
 {
     if (hg__find_kernel(kid) == NULL) SKIP("not registered in this build");
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, hg_kernel_name(kid)) != 0 &&
-        !(kid >= HG_KERNEL_SM90_128X256X64_S4_C2X1_TN && strcmp(hg_gpu_kernel_filter, "family") == 0))
-        SKIP("filtered out by --kernel");
+    if (!gpu_kernel_selected(kid)) SKIP("filtered out by --kernel");
     hg_handle h = gpu_handle();
     if (!h) return;
     const gcase *cases = hg_gpu_quick ? quick_cases : tn_cases;
@@ -524,11 +528,8 @@ static void test_family(void)
     int ran = 0;
     for (int i = 0; i < hg_kernel_count(); i++) {
         hg_kernel kid;
-        const char *name = hg_kernel_info(i, &kid, NULL);
-        if (kid < HG_KERNEL_SM90_128X256X64_S4_C2X1_TN) continue;
-        if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0 &&
-            strcmp(hg_gpu_kernel_filter, "family") != 0)
-            continue;
+        hg_kernel_info(i, &kid, NULL);
+        if (kid < HG_KERNEL_SM90_128X256X64_S4_C2X1_TN || !gpu_kernel_selected(kid)) continue;
         ran++;
         run_persistent(kid);
     }
@@ -887,9 +888,7 @@ int gpu_each_kernel(int (*fn)(hg_handle h, hg_kernel kid, const char *name, cons
     for (int i = 0; i <= hg_kernel_count(); i++) {
         hg_kernel kid = HG_KERNEL_AUTO;
         const char *name = i < hg_kernel_count() ? hg_kernel_info(i, &kid, NULL) : "auto";
-        if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, name) != 0 &&
-            !(kid >= HG_KERNEL_SM90_128X256X64_S4_C2X1_TN && strcmp(hg_gpu_kernel_filter, "family") == 0))
-            continue;
+        if (!gpu_kernel_selected(kid)) continue;
         ran += fn(h, kid, name, kid == HG_KERNEL_AUTO ? NULL : hg__find_kernel(kid));
     }
     hg_destroy(h);
