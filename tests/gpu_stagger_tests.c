@@ -51,16 +51,14 @@ static int stagger_one(const stagger_case *c, cudaStream_t work, cudaStream_t ho
     char what[160];
     snprintf(what, sizeof what, "%s TN %s %lld x %lld x %lld walk %d", name, c->dt == HG_BF16 ? "bf16" : "f16",
              (long long)c->s.m, (long long)c->s.n, (long long)c->s.k, c->walk);
-    const size_t c_bytes = (size_t)(c->s.m * c->s.n) * 2;
     tn_operands o;
-    memset(&o, 0, sizeof o);
+    int ok = tn_operands_make(&o, c->s, c->dt); /* sets o.nc whether or not it succeeds */
+    const size_t c_bytes = o.nc * 2;
     uint16_t *first = malloc(c_bytes), *again = malloc(c_bytes);
     void *dC = NULL;
     hg_handle h = NULL;
-    int ok = first && again;
-    CHECK(ok, "%s: host allocation", what);
-    ok = ok && tn_operands_make(&o, c->s, c->dt) && cuda_ok(cudaMalloc(&dC, c_bytes), "cudaMalloc C") &&
-         (h = gpu_handle()) != NULL;
+    CHECK(first && again, "%s: host allocation", what);
+    ok = ok && first && again && cuda_ok(cudaMalloc(&dC, c_bytes), "cudaMalloc C") && (h = gpu_handle()) != NULL;
     if (ok) {
         hg__set_walk(h, c->walk);
         CHECK(hg_set_stream(h, work) == HG_STATUS_SUCCESS, "%s: set_stream", what);

@@ -30,8 +30,7 @@ static const tn_shape sk_quick[] = {{256, 320, 4096}, {100, 304, 1024}};
 
 static int v6_wanted(void)
 {
-    return hg__find_kernel(HG_KERNEL_V6) != NULL &&
-           (hg_gpu_kernel_filter == NULL || strcmp(hg_gpu_kernel_filter, "v6") == 0);
+    return hg__find_kernel(HG_KERNEL_V6) != NULL && gpu_kernel_selected(HG_KERNEL_V6);
 }
 
 /* hg_get_workspace_size for o's call (C: an address no operand uses; it is
@@ -239,7 +238,7 @@ static void test_graph(void)
 static const tn_shape slice_shapes[] = {{256, 256, 16384}, {192, 256, 16384}};
 static void test_graph_slices(void)
 {
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
+    if (!gpu_kernel_selected(HG_KERNEL_AUTO)) SKIP("filtered out by --kernel");
     sk_fixture fx;
     int ok = sk_fixture_open_with(&fx, "eager", HG_KERNEL_AUTO, slice_shapes, 2);
     for (int i = 0; ok && i < fx.n; i++) {
@@ -343,7 +342,7 @@ static void test_user_workspace(void)
  * one buffer without sharing an element is a valid call. */
 static void test_corners(void)
 {
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
+    if (!gpu_kernel_selected(HG_KERNEL_AUTO)) SKIP("filtered out by --kernel");
     hg_handle h = gpu_handle();
     if (!h) return;
     const int64_t m = 37, n = 45, k = 64;
@@ -546,7 +545,7 @@ int hg_multi_gpu_probe(void)
 /* Runs the probe in a process of its own and takes its checks. */
 static void test_multi_gpu(void)
 {
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
+    if (!gpu_kernel_selected(HG_KERNEL_AUTO)) SKIP("filtered out by --kernel");
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) SKIP("needs 2 GPUs");
     if (hg_gpu_quick) SKIP("--quick");

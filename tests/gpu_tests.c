@@ -513,7 +513,7 @@ static void run_persistent(hg_kernel kid)
 static void test_v6(void)
 {
     if (hg__find_kernel(HG_KERNEL_V6) == NULL) SKIP("not registered in this build");
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "v6") != 0) SKIP("filtered out by --kernel");
+    if (!gpu_kernel_selected(HG_KERNEL_V6)) SKIP("filtered out by --kernel");
     run_persistent(HG_KERNEL_V6);
 }
 
@@ -540,7 +540,7 @@ static void test_family(void)
  * odd leading dimensions, k = 0. */
 static void test_generic(void)
 {
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "generic") != 0) SKIP("filtered out by --kernel");
+    if (!gpu_kernel_selected(HG_KERNEL_GENERIC)) SKIP("filtered out by --kernel");
     run_kernel_tn(HG_KERNEL_GENERIC);
     hg_handle h = gpu_handle();
     if (!h) return;
@@ -673,7 +673,7 @@ static void test_epilogue(void)
 /* AUTO: right on what the V-kernels serve and on what only generic serves. */
 static void test_auto(void)
 {
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
+    if (!gpu_kernel_selected(HG_KERNEL_AUTO)) SKIP("filtered out by --kernel");
     hg_handle h = gpu_handle();
     if (!h) return;
     static const gcase cases[] = {
@@ -722,7 +722,7 @@ static void test_auto(void)
  * destination's padding left as it was. */
 static void test_repack(void)
 {
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
+    if (!gpu_kernel_selected(HG_KERNEL_AUTO)) SKIP("filtered out by --kernel");
     static const int64_t cols_list[] = {1, 7, 8, 9, 15, 16, 17, 24, 250, 1031};
     enum { ROWS = 5, MAX_COLS = 1031, MAX_LD = MAX_COLS + 3, SHIFTS = 8 };
     const size_t src_elems = (size_t)ROWS * MAX_LD + SHIFTS, dst_ld = (MAX_COLS + 7) / 8 * 8;
@@ -802,7 +802,7 @@ static int64_t planned_slices(hg_handle h, const gcase *c, hg_dtype dt, int with
 
 static void test_slices(void)
 {
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
+    if (!gpu_kernel_selected(HG_KERNEL_AUTO)) SKIP("filtered out by --kernel");
     hg_handle h = gpu_handle();
     if (!h) return;
     static const slice_case cases[] = {
@@ -835,7 +835,7 @@ static void test_slices(void)
 /* A stream set with hg_set_stream is the one the work runs on. */
 static void test_stream(void)
 {
-    if (hg_gpu_kernel_filter && strcmp(hg_gpu_kernel_filter, "auto") != 0) SKIP("filtered out by --kernel");
+    if (!gpu_kernel_selected(HG_KERNEL_AUTO)) SKIP("filtered out by --kernel");
     hg_handle h = gpu_handle();
     if (!h) return;
     cudaStream_t st;
