@@ -285,6 +285,10 @@ struct hg_fam_cfg {
     static constexpr int TICKET_SLOTS = DYNAMIC ? 1 : 0;
     static constexpr int UNIT_BARRIERS = UNIT_HANDOVERS + UNIT_READ_BARRIERS + 2 * TICKET_SLOTS;
     static constexpr int UNIT_READERS = CONSUMERS * (WG_THREADS / WARP_THREADS);
+    /* Named barriers: 0 the CTA's, 1 + wg each consumer group's; END_BAR
+     * every consumer warp's, at the end of the claims (kernel.cuh). */
+    static constexpr int END_BAR = 1 + CONSUMERS;
+    static constexpr int END_BAR_THREADS = CONSUMERS * WG_THREADS;
     static constexpr int UNIT_BYTES = 4;           /* a claimed tile: u32 */
     static constexpr int SMEM_BESIDE_EPI = STAGES * STAGE_BYTES +
                                            (2 * STAGES + (PINGPONG ? CONSUMERS : 0) + UNIT_BARRIERS) * BARRIER_BYTES +

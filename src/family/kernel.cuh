@@ -265,6 +265,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 hg_fam_consumer_wait(cta.pipe, cur, &pr); /* the claimed piece's first stage */
                 const uint32_t t = sched.claimed(cta.smem, cur.stage, cta.rank);
                 if (t >= (uint64_t)plan.dp_tiles) { /* the end: nothing loaded in this stage */
+                    /* consumer_release only once every consumer warp has
+                     * waited on this stage. Elsewhere a wgmma (all four warps
+                     * of a group) comes between; here, a warp still in the last
+                     * epilogue would find the stage refilled, its barrier two
+                     * phases on, and wait on the old parity for good. */
+                    hg_bar_sync_imm<Cfg::END_BAR, Cfg::END_BAR_THREADS>();
                     if (ctid == 0) hg_fam_consumer_release<Cfg>(hg_pipe_consumer_barrier(cta.pipe, cur));
                     hg_pipe_advance(cta.pipe, &cur);
                     walk.dp_next = plan.dp_tiles;

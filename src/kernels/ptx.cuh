@@ -523,6 +523,12 @@ static __device__ __forceinline__ void hg_bar_sync(int id, int nthreads)
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
 }
 
+/* The same with the barrier and the count as immediates (no register). */
+template <int ID, int NTHREADS> static __device__ __forceinline__ void hg_bar_sync_imm(void)
+{
+    asm volatile("bar.sync %0, %1;" ::"n"(ID), "n"(NTHREADS) : "memory");
+}
+
 /* ---- 9.7.12.x atom, st.relaxed (counters shared between CTAs: V6's
  * stream-K tail) ------------------------------------------------------------ */
 
