@@ -108,6 +108,7 @@ struct hg_fam_cfg {
     static constexpr int MMA_N_MAX = 256;              /* widest wgmma */
     static constexpr int K_SLICES = BK / MMA_K;        /* wgmmas per stage per atom */
     static constexpr int DESC_UNIT_BYTES = 16;         /* descriptors count addresses in 16-byte units */
+    static constexpr int HW_NAMED_BARRIERS = 16;       /* bar.sync ids 0-15 */
 
     /* ---- warp groups ---- */
     static constexpr int WARP_THREADS = 32;
@@ -285,9 +286,12 @@ struct hg_fam_cfg {
     static constexpr int TICKET_SLOTS = DYNAMIC ? 1 : 0;
     static constexpr int UNIT_BARRIERS = UNIT_HANDOVERS + UNIT_READ_BARRIERS + 2 * TICKET_SLOTS;
     static constexpr int UNIT_READERS = CONSUMERS * (WG_THREADS / WARP_THREADS);
-    /* Named barriers: 0 the CTA's, 1 + wg each consumer group's; END_BAR
-     * every consumer warp's, at the end of the claims (kernel.cuh). */
-    static constexpr int END_BAR = 1 + CONSUMERS;
+    /* Named barriers: 0 the CTA's (__syncthreads), GROUP_BAR0 + wg each
+     * consumer group's; END_BAR every consumer warp's, at the end of the
+     * claims (kernel.cuh). */
+    static constexpr int GROUP_BAR0 = 1;
+    static constexpr int END_BAR = GROUP_BAR0 + CONSUMERS;
+    static_assert(END_BAR < HW_NAMED_BARRIERS, "a named barrier id past the hardware's");
     static constexpr int END_BAR_THREADS = CONSUMERS * WG_THREADS;
     static constexpr int UNIT_BYTES = 4;           /* a claimed tile: u32 */
     static constexpr int SMEM_BESIDE_EPI = STAGES * STAGE_BYTES +

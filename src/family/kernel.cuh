@@ -237,7 +237,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const hg_fam_cta<Cfg> cta = hg_fam_cta_of<Cfg>(smem_raw);
         const int wg = tid / Cfg::WG_THREADS;
         const int ctid = tid % Cfg::WG_THREADS;
-        const int bar_id = 1 + wg; /* this group's named barrier (0 is __syncthreads) */
+        const int bar_id = Cfg::GROUP_BAR0 + wg; /* this group's named barrier */
         /* The consumer's rows of a tile, as a part (config.cuh's SK_PARTS):
          * its own WG_M rows, or with ping-pong the whole tile. */
         const int part = Cfg::PINGPONG ? 0 : wg;
