@@ -134,7 +134,7 @@ test: all
 bench: all
 	$(BENCH)
 
-# Waits that trap after a bounded number of tries instead of hanging.
+# Waits that trap after 30 s of wall time (HG_DEBUG_WAIT_NS) instead of hanging.
 debug:
 	$(MAKE) BUILD=build/debug EXTRA_NVCCFLAGS="-DHG_DEBUG_WAIT" PTXAS_SPILLS= all
 

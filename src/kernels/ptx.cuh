@@ -5,9 +5,11 @@
  * Shared-memory addresses are passed as 32-bit shared-window addresses
  * (hg_smem_addr), as the instructions take them.
  *
- * Build with -DHG_DEBUG_WAIT to make every mbarrier wait trap after a bounded
- * number of tries instead of spinning forever: a wrong phase then shows up as
- * an "unspecified launch failure", not a hang.
+ * Build with -DHG_DEBUG_WAIT to make every mbarrier wait trap once it has
+ * waited HG_DEBUG_WAIT_NS of wall time (%globaltimer) instead of spinning
+ * forever: a wrong phase then shows up as an "unspecified launch failure",
+ * not a hang. A bound in time, not in tries, means the same under a
+ * sanitizer, whose slowdown changes what a try costs.
  */
 #pragma once
 
@@ -16,9 +18,17 @@
 
 #include "wgmma_gen.cuh"
 
-#ifndef HG_DEBUG_WAIT_LIMIT
-#define HG_DEBUG_WAIT_LIMIT (1u << 26)
+#ifndef HG_DEBUG_WAIT_NS
+#define HG_DEBUG_WAIT_NS 30000000000ull /* 30 s: far past any wait of a correct kernel */
 #endif
+
+/* %globaltimer, in nanoseconds (the debug build's wait bound) */
+static __device__ __forceinline__ uint64_t hg_globaltimer(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
 
 static __device__ __forceinline__ uint32_t hg_smem_addr(const void *p)
 {
@@ -113,9 +123,9 @@ template <bool ACQUIRE_CLUSTER = false>
 static __device__ __forceinline__ void hg_mbarrier_wait(uint64_t *bar, uint32_t parity)
 {
 #ifdef HG_DEBUG_WAIT
-    uint32_t tries = 0;
+    const uint64_t start = hg_globaltimer();
     while (!hg_mbarrier_try_wait_parity<ACQUIRE_CLUSTER>(bar, parity)) {
-        if (++tries > HG_DEBUG_WAIT_LIMIT) __trap();
+        if (hg_globaltimer() - start > HG_DEBUG_WAIT_NS) __trap();
     }
 #else
     while (!hg_mbarrier_try_wait_parity<ACQUIRE_CLUSTER>(bar, parity)) {
@@ -130,21 +140,22 @@ static __device__ __forceinline__ void hg_mbarrier_wait(uint64_t *bar, uint32_t 
  * issued there gets a loop of its own (ELECT, R2UR of each operand,
  * BRA.U.ANY). One asm statement is one instruction to it, after which the
  * warp is converged as before. The labels are local to the statement's
- * braces, so every inlined copy has its own. The debug build counts the
- * tries and traps. */
+ * braces, so every inlined copy has its own. The debug build reads the
+ * time before and after each try and traps past the bound. */
 #define HG__WAIT_CONVERGED_ASM(sem)                                                                            \
     "{\n.reg .pred p;\n"                                                                                        \
     "HG_WAIT:\n"                                                                                                \
     "mbarrier.try_wait.parity" sem ".shared::cta.b64 p, [%0], %1;\n"                                            \
     "@!p bra HG_WAIT;\n}\n"
 #define HG__WAIT_CONVERGED_DEBUG_ASM(sem)                                                                      \
-    "{\n.reg .pred p;\n.reg .u32 tries;\n"                                                                       \
-    "mov.u32 tries, 0;\n"                                                                                      \
+    "{\n.reg .pred p;\n.reg .u64 t0, t;\n"                                                                       \
+    "mov.u64 t0, %%globaltimer;\n"                                                                             \
     "HG_WAIT:\n"                                                                                                \
     "mbarrier.try_wait.parity" sem ".shared::cta.b64 p, [%0], %1;\n"                                            \
     "@p bra HG_DONE;\n"                                                                                         \
-    "add.u32 tries, tries, 1;\n"                                                                               \
-    "setp.gt.u32 p, tries, %2;\n"                                                                              \
+    "mov.u64 t, %%globaltimer;\n"                                                                              \
+    "sub.u64 t, t, t0;\n"                                                                                      \
+    "setp.gt.u64 p, t, %2;\n"                                                                                  \
     "@p trap;\n"                                                                                                \
     "bra HG_WAIT;\n"                                                                                            \
     "HG_DONE:\n}\n"
@@ -155,10 +166,10 @@ static __device__ __forceinline__ void hg_mbarrier_wait_converged(uint64_t *bar,
 #ifdef HG_DEBUG_WAIT
     if constexpr (ACQUIRE_CLUSTER)
         asm volatile(HG__WAIT_CONVERGED_DEBUG_ASM(".acquire.cluster")::"r"(hg_smem_addr(bar)), "r"(parity),
-                     "n"(HG_DEBUG_WAIT_LIMIT)
+                     "n"(HG_DEBUG_WAIT_NS)
                      : "memory");
     else
-        asm volatile(HG__WAIT_CONVERGED_DEBUG_ASM("")::"r"(hg_smem_addr(bar)), "r"(parity), "n"(HG_DEBUG_WAIT_LIMIT)
+        asm volatile(HG__WAIT_CONVERGED_DEBUG_ASM("")::"r"(hg_smem_addr(bar)), "r"(parity), "n"(HG_DEBUG_WAIT_NS)
                      : "memory");
 #else
     if constexpr (ACQUIRE_CLUSTER)
