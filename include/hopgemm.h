@@ -47,8 +47,8 @@ extern "C" {
 #endif
 
 #define HG_VERSION_MAJOR 0
-#define HG_VERSION_MINOR 16
-#define HG_VERSION_PATCH 1
+#define HG_VERSION_MINOR 17
+#define HG_VERSION_PATCH 0
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
  * the two (the library's major version is the 0 of libhopgemm.so.0). */
@@ -169,7 +169,8 @@ typedef enum {
     HG_KERNEL_SM90_64X96X64_S10_C2X1_TN = 135,         /* since 0.11.0 (134 is not used) */
     HG_KERNEL_SM90_64X8X64_S16_C1X1_K2_SWAP_TT = 136,  /* since 0.15.0 */
     HG_KERNEL_SM90_64X32X64_S16_C1X1_K2_SWAP_TT = 137, /* since 0.16.0 */
-    HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TT = 138  /* since 0.16.0 */
+    HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TT = 138, /* since 0.16.0 */
+    HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TT = 139     /* since 0.17.0 */
 } hg_kernel;
 
 /*

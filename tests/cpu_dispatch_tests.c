@@ -346,7 +346,7 @@ void test_dispatch(void)
                   "TT %lld x %lld x %lld takes %s, got %s", (long long)dec[i].m, (long long)dec[i].n,
                   (long long)dec[i].k, tt->name, hg_kernel_name(got));
         }
-        CHECK(tt_twins >= 9 || !hg__find_kernel(HG_KERNEL_SM90_64X64X64_S12_C1X1_K2_SWAP_TT),
+        CHECK(tt_twins >= 10 || !hg__find_kernel(HG_KERNEL_SM90_64X64X64_S12_C1X1_SWAP_TT),
               "the TT twins are checked on the decode cases (%d)", tt_twins);
         hg__problem big;
         memset(&big, 0, sizeof big);

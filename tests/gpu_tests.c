@@ -816,7 +816,7 @@ static void test_slices(void)
         /* m = k with A MN-major, n = k with B MN-major: the stored columns
          * equal k, and the slices must still step whole rows down */
         {{HG_OP_T, HG_OP_N, 2048, 256, 2048, 0, 1.0f, 0.0f, 0, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
-        {{HG_OP_N, HG_OP_N, 64, 8192, 8192, 0, 1.0f, 0.0f, 0, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
+        {{HG_OP_N, HG_OP_N, 128, 2048, 2048, 0, 1.0f, 0.0f, 0, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 1},
         /* k = 8 x 2039 (a prime): no cut into slices of whole 16-byte rows of
          * 512 or more; the kernel's own split */
         {{HG_OP_N, HG_OP_T, 256, 256, 16312, 0, 1.0f, 0.0f, 0, 0, 0}, 0, HG_ACT_NONE, HG_C_AS_INPUTS, 0},
