@@ -198,6 +198,20 @@ struct hg_fam_cfg {
     static constexpr int B_BOX_ROWS = BN / CM;
     static constexpr int A_BOX_BYTES = A_BOX_ROWS * ROW_BYTES;
     static constexpr int B_BOX_BYTES = B_BOX_ROWS * ROW_BYTES;
+    /* A swapped row's B is the call's A, m rows (decode's activation). TMA
+     * fills a box's rows past m with zeros in every stage, which costs: the
+     * 64 x 64 swapped row ran 26% slower at m = 80 (48 of the edge tile's
+     * 64 rows empty) than at 128 over as many tiles (docs/NOTES.md,
+     * forty-first session). So the tile at m's edge loads B in one box of
+     * its rows of m rounded up to a swizzle atom (hg_fam_b_edge_rows, the
+     * same for every edge tile of a call), from one more map that the host
+     * builds with that box, and arms the stage's barrier with those bytes.
+     * Several 8-row boxes instead cost more than the zeros they saved
+     * (forty-second session). The rows left out keep a stage's old bytes:
+     * they feed only columns of C^T past m, which no epilogue writes.
+     * K-major B, one CTA a tile (the edge tile is then the last unit). */
+    static constexpr int B_ATOM_ROWS = SWIZZLE_ATOM_BYTES / ROW_BYTES;
+    static constexpr bool B_EDGE_BOXES = SWAP_AB && !B_MN && CM * CN == 1 && B_BOX_ROWS > B_ATOM_ROWS;
     static constexpr int ATOM_A_BYTES = MMA_M * ROW_BYTES;        /* one m64 atom of A */
     static constexpr int WG_A_BYTES = WG_M * ROW_BYTES;           /* one consumer's rows of A */
 
@@ -377,6 +391,7 @@ struct hg_fam_cfg {
     static_assert(TILE_CTAS == 1 || TILE_CTAS == 2, "a multicast cluster of 1 or 2 CTAs");
     static_assert(CK == 1 || CK == 2 || CK == 4, "a k split over 2 or 4 CTAs (a portable cluster)");
     static_assert(A_BOX_ROWS <= 256 && B_BOX_ROWS <= 256, "a TMA box is at most 256 rows");
+    static_assert(B_BOX_ROWS % B_ATOM_ROWS == 0, "B's box is whole swizzle atoms");
     static_assert(A_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 && B_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0 &&
                       STAGE_BYTES % SWIZZLE_ATOM_BYTES == 0 && EPI_BOX_BYTES % SWIZZLE_ATOM_BYTES == 0,
                   "every swizzled box starts 1024-byte aligned");
@@ -389,6 +404,31 @@ struct hg_fam_cfg {
      * rest of a consumer at 240 registers, not 192 (a 128 x 192 ping-pong
      * tile spilled 296 bytes; docs/NOTES.md, fourteenth session). */
     static_assert(ACC_REGS <= 176, "the accumulator must fit in the consumers' registers without spilling");
+};
+
+/* The rows of B's edge box for the tile at offset_n (b_rows: B's rows,
+ * the call's m where swapped): its rows of B rounded up to a swizzle atom,
+ * or 0 where it loads the whole box (not at the edge, or no fewer rows;
+ * config.cuh's B_EDGE_BOXES). The host builds the edge map with it, the
+ * producer picks the map by it. */
+template <class Cfg> static __host__ __device__ __forceinline__ int hg_fam_b_edge_rows(int64_t offset_n, int64_t b_rows)
+{
+    if constexpr (!Cfg::B_EDGE_BOXES) {
+        return 0;
+    } else {
+        const int64_t left = b_rows - offset_n;
+        if (left <= 0 || left >= Cfg::B_BOX_ROWS) return 0;
+        const int rows = (int)((left + Cfg::B_ATOM_ROWS - 1) / Cfg::B_ATOM_ROWS) * Cfg::B_ATOM_ROWS;
+        return rows < Cfg::B_BOX_ROWS ? rows : 0;
+    }
+}
+
+/* B's edge map as a kernel parameter, the kernel's last (empty in a row
+ * without B_EDGE_BOXES, whose other parameters stay where they were). */
+template <class Cfg, bool = Cfg::B_EDGE_BOXES> struct hg_fam_edge_map {
+    CUtensorMap box;
+};
+template <class Cfg> struct hg_fam_edge_map<Cfg, false> {
 };
 
 /* The staged epilogue's chunk for C's element CT (uint16_t: the inputs'

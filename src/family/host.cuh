@@ -17,7 +17,8 @@ template <class Cfg, int DT> struct hg_fam_host {
     static constexpr bool BUILT = !Cfg::ACC16 || DT == 0;
 
     typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const CUtensorMap,
-                              hg_epilogue, hg_sk_plan, hg_fam_sched<Cfg>, float *, uint32_t *);
+                              hg_epilogue, hg_sk_plan, hg_fam_sched<Cfg>, float *, uint32_t *,
+                              const hg_fam_edge_map<Cfg>);
 
     template <bool EPI, class CT = uint16_t> static kernel_fn kernel() { return hg_fam_kernel<Cfg, DT, EPI, CT>; }
 
@@ -118,6 +119,7 @@ template <class Cfg, int DT> struct hg_fam_host {
                               hg__err *e)
     {
         CUtensorMap map_a, map_b, map_c, map_cw;
+        hg_fam_edge_map<Cfg> map_b_edge;
         /* The kernel's A and B: the call's, or swapped. */
         const void *ka = Cfg::SWAP_AB ? p->B : p->A, *kb = Cfg::SWAP_AB ? p->A : p->B;
         const int64_t ka_rows = Cfg::SWAP_AB ? p->n : p->m, kb_rows = Cfg::SWAP_AB ? p->m : p->n;
@@ -131,6 +133,16 @@ template <class Cfg, int DT> struct hg_fam_host {
         if (st == HG_STATUS_SUCCESS)
             st = hg_operand_tensor_map(p, kb, kb_rows, kb_ld, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, Cfg::B_MAP_BOX_OUTER,
                                        &map_b, e, HG_FAM_MAP_RANK, kb_stride, Cfg::L2_PROMO_BYTES);
+        /* B's edge box (config.cuh's B_EDGE_BOXES): the last unit of B's
+         * rows is the only tile at the edge, in every column of tiles and
+         * every product; without one the map is never read. */
+        memset(&map_b_edge, 0, sizeof map_b_edge);
+        if constexpr (Cfg::B_EDGE_BOXES) {
+            const int edge_rows = hg_fam_b_edge_rows<Cfg>((hg_cdiv(kb_rows, Cfg::UNIT_N) - 1) * Cfg::UNIT_N, kb_rows);
+            if (edge_rows > 0 && st == HG_STATUS_SUCCESS)
+                st = hg_operand_tensor_map(p, kb, kb_rows, kb_ld, Cfg::B_MN, Cfg::B_MAP_BOX_INNER, edge_rows,
+                                           &map_b_edge.box, e, HG_FAM_MAP_RANK, kb_stride, Cfg::L2_PROMO_BYTES);
+        }
         const bool c_f32 = p->c_type == HG_C_F32; /* can_serve: only where WRITES_F32 */
         /* C's two maps, boxes of one chunk (the old C's loads and L2
          * prefetch) and of a warp's rows of it (the stores: epilogue.cuh). */
@@ -169,8 +181,9 @@ template <class Cfg, int DT> struct hg_fam_host {
          * attribute only makes the launch a cluster launch (0.4-0.6 us on
          * small decode products, docs/NOTES.md). */
         if (Cfg::CLUSTER == 1) cfg.numAttrs = 0;
-        void *args[9] = {(void *)&map_a,  (void *)&map_b,   (void *)&map_c,    (void *)&map_cw,  (void *)&epi,
-                         (void *)&g.plan, (void *)&g.sched, (void *)&partials, (void *)&counters};
+        void *args[10] = {(void *)&map_a,  (void *)&map_b,   (void *)&map_c,    (void *)&map_cw,
+                          (void *)&epi,    (void *)&g.plan, (void *)&g.sched, (void *)&partials,
+                          (void *)&counters, (void *)&map_b_edge};
         return hg_launch_ex(&cfg, fn, args, name, e);
     }
 
