@@ -422,13 +422,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                 const int32_t k_begin = (int32_t)pc.k_begin, k_end = (int32_t)pc.k_end;
                 int32_t warm_at = k_end - Cfg::C_PREFETCH_BLOCKS;
                 if (warm_at < k_begin) warm_at = k_begin;
-                /* The piece's k blocks, each stage filled by produce(stage,
-                 * its full barrier, kt): one loop for the whole tiles and
-                 * one for B's edge tile, so the first, each stage's hot
-                 * path, is what it would be without the second (a test
-                 * inside it cost the 64 x 16 swapped row 9-15%; docs/NOTES.md,
-                 * forty-second session). */
-                auto k_loop = [&](auto &&produce) {
+                if constexpr (!Cfg::B_EDGE_BOXES) {
                     for (int32_t kt = k_begin; kt < k_end; kt++) {
                         /* producer_acquire: every consumer that reads this
                          * slot (both CTAs' with a cluster) released it. */
@@ -437,24 +431,49 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                             hg_pipe_producer_acquire_converged(cta.pipe, cur);
                         t_empty += hg_prof_clock() - t0;
                         if (leader)
-                            produce(cta.smem + cur.stage * Cfg::STAGE_BYTES, hg_pipe_producer_barrier(cta.pipe, cur),
-                                    kt);
+                            hg_fam_produce_stage<Cfg>(cta.smem + cur.stage * Cfg::STAGE_BYTES,
+                                                      hg_pipe_producer_barrier(cta.pipe, cur), &map_a, &map_b, kt,
+                                                      offset_m, offset_n, batch, cta.rank);
                         hg_pipe_advance(cta.pipe, &cur);
                         if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n && leader)
                             hg_fam_warm_c<Cfg, CT>(&map_c, offset_m, offset_n, batch);
                     }
-                };
-                const int edge_rows = hg_fam_b_edge_rows<Cfg>(offset_n, Cfg::SWAP_AB ? epi.m : epi.n);
-                if (!Cfg::B_EDGE_BOXES || edge_rows == 0) {
-                    k_loop([&](uint8_t *st, uint64_t *full, int32_t kt) {
-                        hg_fam_produce_stage<Cfg>(st, full, &map_a, &map_b, kt, offset_m, offset_n, batch, cta.rank);
-                    });
-                } else if constexpr (Cfg::B_EDGE_BOXES) {
-                    const uint32_t tx = Cfg::A_BYTES + (uint32_t)edge_rows * Cfg::ROW_BYTES;
-                    k_loop([&](uint8_t *st, uint64_t *full, int32_t kt) {
-                        hg_fam_produce_stage<Cfg, true>(st, full, &map_a, &map_b_edge.box, kt, offset_m, offset_n,
-                                                        batch, cta.rank, tx);
-                    });
+                } else {
+                    /* A row with B's edge box: the same loop, written once
+                     * as k_loop and compiled twice, for the whole tiles
+                     * and for the edge tile, so the first, each stage's hot
+                     * path, has no test in it (one cost the 64 x 16 swapped
+                     * row 9-15%; docs/NOTES.md, forty-second session). The
+                     * rows without it keep the plain loop above: through
+                     * k_loop, ptxas spilled 4 bytes in the profiling build
+                     * of the 128 x 256 NT row. */
+                    auto k_loop = [&](auto &&produce) {
+                        for (int32_t kt = k_begin; kt < k_end; kt++) {
+                            const uint32_t t0 = hg_prof_clock();
+                            if (!(Cfg::DYNAMIC && first_acquired && kt == k_begin))
+                                hg_pipe_producer_acquire_converged(cta.pipe, cur);
+                            t_empty += hg_prof_clock() - t0;
+                            if (leader)
+                                produce(cta.smem + cur.stage * Cfg::STAGE_BYTES,
+                                        hg_pipe_producer_barrier(cta.pipe, cur), kt);
+                            hg_pipe_advance(cta.pipe, &cur);
+                            if (warm_c && kt == warm_at && offset_m < epi.m && offset_n < epi.n && leader)
+                                hg_fam_warm_c<Cfg, CT>(&map_c, offset_m, offset_n, batch);
+                        }
+                    };
+                    const int edge_rows = hg_fam_b_edge_rows<Cfg>(offset_n, Cfg::SWAP_AB ? epi.m : epi.n);
+                    if (edge_rows == 0) {
+                        k_loop([&](uint8_t *st, uint64_t *full, int32_t kt) {
+                            hg_fam_produce_stage<Cfg>(st, full, &map_a, &map_b, kt, offset_m, offset_n, batch,
+                                                      cta.rank);
+                        });
+                    } else {
+                        const uint32_t tx = Cfg::A_BYTES + (uint32_t)edge_rows * Cfg::ROW_BYTES;
+                        k_loop([&](uint8_t *st, uint64_t *full, int32_t kt) {
+                            hg_fam_produce_stage<Cfg, true>(st, full, &map_a, &map_b_edge.box, kt, offset_m,
+                                                            offset_n, batch, cta.rank, tx);
+                        });
+                    }
                 }
             }
             /* producer_tail: wait for the release of every stage's last
