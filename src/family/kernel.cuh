@@ -470,8 +470,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                     } else {
                         const uint32_t tx = Cfg::A_BYTES + (uint32_t)edge_rows * Cfg::ROW_BYTES;
                         k_loop([&](uint8_t *st, uint64_t *full, int32_t kt) {
-                            hg_fam_produce_stage<Cfg, true>(st, full, &map_a, &map_b_edge.box, kt, offset_m,
-                                                            offset_n, batch, cta.rank, tx);
+                            hg_fam_produce_stage<Cfg>(st, full, &map_a, &map_b_edge.box, kt, offset_m, offset_n,
+                                                      batch, cta.rank, tx);
                         });
                     }
                 }

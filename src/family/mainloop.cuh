@@ -47,28 +47,24 @@ static __device__ __forceinline__ void hg_fam_load_operand(uint8_t *dst, const C
  * offset_n) of product `batch` into stage `st` (the whole stage arrives,
  * zeros outside the tensors, even for a tile wholly outside C: its peer
  * needs the shared operand's piece). `rank` picks this CTA's piece of the
- * shared operand. EDGE: B's tile at its rows' edge, one box from map_b (the
- * edge map, config.cuh's B_EDGE_BOXES), edge_tx the stage's bytes then. */
-template <class Cfg, bool EDGE = false>
+ * shared operand. stage_tx: the stage's bytes, fewer for B's edge tile,
+ * whose map_b is then the edge map (config.cuh's B_EDGE_BOXES: one box of
+ * B, not shared, so the same load). */
+template <class Cfg>
 static __device__ __forceinline__ void hg_fam_produce_stage(uint8_t *st, uint64_t *full, const CUtensorMap *map_a,
                                                             const CUtensorMap *map_b, int64_t kt, int64_t offset_m,
                                                             int64_t offset_n, int32_t batch, uint32_t rank,
-                                                            uint32_t edge_tx = 0)
+                                                            uint32_t stage_tx = Cfg::STAGE_BYTES)
 {
-    hg_mbarrier_arrive_expect_tx(full, EDGE ? edge_tx : (uint32_t)Cfg::STAGE_BYTES);
+    hg_mbarrier_arrive_expect_tx(full, stage_tx);
     const int32_t ck = (int32_t)(kt * Cfg::BK);
     /* CTAs along n share A; CTAs along m share B. */
     const uint32_t piece_a = Cfg::MCAST_A ? rank / Cfg::CM : 0, piece_b = Cfg::MCAST_B ? rank % Cfg::CM : 0;
     hg_fam_load_operand<Cfg, Cfg::A_MN, Cfg::A_BOX_ROWS, Cfg::MCAST_A>(
         st + piece_a * Cfg::A_BOX_BYTES, map_a, full, ck, offset_m + (int64_t)piece_a * Cfg::A_BOX_ROWS, batch);
-    if constexpr (EDGE) {
-        static_assert(Cfg::B_EDGE_BOXES, "an edge box: a B_EDGE_BOXES row's");
-        hg_tma_load_3d(st + Cfg::A_BYTES, map_b, full, ck, hg_fam_coord(offset_n), batch);
-    } else {
-        hg_fam_load_operand<Cfg, Cfg::B_MN, Cfg::B_BOX_ROWS, Cfg::MCAST_B>(
-            st + Cfg::A_BYTES + piece_b * Cfg::B_BOX_BYTES, map_b, full, ck,
-            offset_n + (int64_t)piece_b * Cfg::B_BOX_ROWS, batch);
-    }
+    hg_fam_load_operand<Cfg, Cfg::B_MN, Cfg::B_BOX_ROWS, Cfg::MCAST_B>(
+        st + Cfg::A_BYTES + piece_b * Cfg::B_BOX_BYTES, map_b, full, ck, offset_n + (int64_t)piece_b * Cfg::B_BOX_ROWS,
+        batch);
 }
 
 /* An operand's descriptor at addr, for its layout (config.cuh). */
