@@ -10,8 +10,10 @@
  * loaded UNROLL slices at a time so that many loads are in flight (the
  * partials come from L2, just written by the first launch), added in slice
  * order. Items are walked grid-stride. The launch is short and its loads
- * are its time: with 16 slices, one round trip instead of two took 0.7 us
- * off 256 x 256 x 131072 (docs/NOTES.md, forty-third session).
+ * are its time: written as one group and a tail loop, ptxas interleaved
+ * each load with the adds before it and kept 2-3 in flight; the predicated
+ * form below issues all of a group's loads first (2.4 us off 256 x 256 x
+ * 131072 on an H100: docs/NOTES.md, forty-third session).
  */
 #include <stdint.h>
 
