@@ -207,6 +207,16 @@ elif out=$(PLAN_ONLY=1 bash tools/bench-issue14.sh "$BUILD" 2>&1) &&
      ! PLAN_ONLY=1 bash "$tmp/issue14-bad.sh" "$BUILD" >/dev/null 2>&1; then
   ok "tools/bench-issue14"; else bad "tools/bench-issue14" "${out:-the misspelt copy passed}"; fi
 
+# tools/bench-issues.sh's commands (#10's and #12's figures) are ones the tool
+# takes, its kernel names included, and a copy naming a row that does not
+# exist is refused (the sweep part needs the shared sweep file: not run here).
+sed 's/sm90_128x32x64_s10_c1x1_swap_tn -m 80/sm90_128x32x64_s11_c1x1_swap_tn -m 80/' tools/bench-issues.sh >"$tmp/issues-bad.sh"
+if [ ! -x "$BUILD/hopgemm-bench" ]; then skipped "tools/bench-issues" "$BUILD/hopgemm-bench not built"
+elif ! grep -q 's11_c1x1_swap_tn -m 80' "$tmp/issues-bad.sh"; then bad "tools/bench-issues" "the misspelling did not apply"
+elif out=$(PLAN_ONLY=1 bash tools/bench-issues.sh "$BUILD" i10 decode picks 2>&1) &&
+     ! PLAN_ONLY=1 bash "$tmp/issues-bad.sh" "$BUILD" picks >/dev/null 2>&1; then
+  ok "tools/bench-issues"; else bad "tools/bench-issues" "${out:-the misspelt copy passed}"; fi
+
 # tools/bench-ab.sh hands each argument set to both builds' tools (PLAN_ONLY=1:
 # --plan, nothing timed), and says so when a tool refuses one.
 if [ ! -x "$BUILD/hopgemm-bench" ]; then skipped "tools/bench-ab" "$BUILD/hopgemm-bench not built"

@@ -106,8 +106,11 @@ int main(int argc, char **argv)
         return BENCH_EXIT_OK;
     }
     if (o.list) return list_kernels();
-    if (o.plan) return o.shapes ? run_sweep(&o, plan_kernels) : plan_kernels(&o);
+    /* Before --plan too: a script's --kernel names are checked where no GPU
+     * is (tools/bench-issues.sh under PLAN_ONLY=1), though --plan lists every
+     * kernel whatever the selection. */
     if ((rc = build_selection(&o)) != 0) return rc;
+    if (o.plan) return o.shapes ? run_sweep(&o, plan_kernels) : plan_kernels(&o);
     if (!o.seed_set) {
         /* Fresh inputs every run; the seed is printed so a run can be redone. */
         struct timespec ts;
