@@ -42,6 +42,7 @@ for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
     for side in A B; do
       build=$A; [ $side = B ] && build=$B
       name="$OUT/ab_r${r}_s${s}_$side"
+      rm -f "$name.csv" # the tool appends, and the summary reads the first row
       timeout 400 "$build/hopgemm-bench" "${argv[@]}" --fresh 3 --cooldown 1 --csv "$name.csv" >"$name.log" 2>"$name.err"
       echo "== round $r, set $s, $side (rc $?): $build $args"
     done

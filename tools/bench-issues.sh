@@ -31,6 +31,7 @@ run() { # name, args...
     return
   fi
   [ "$(left)" -lt 45 ] && { echo "== $name: not run (BUD spent)"; return; }
+  rm -f "$OUT/$name.csv" # the tool appends; a rerun in the same OUT starts afresh
   timeout 120 "$B" "$@" --fresh 3 --cooldown 1 --csv "$OUT/$name.csv" >"$OUT/$name.log" 2>"$OUT/$name.err"
   echo "== $name (rc $?): $*"; sed -n '/^kernel /,$p' "$OUT/$name.log"
 }
@@ -41,6 +42,7 @@ for part in $parts; do case $part in
       "$B" --shapes "$SWEEP" --kernel auto --plan >/dev/null 2>&1 || { echo "sweep: the tool refuses $SWEEP"; status=1; }
       continue
     fi
+    rm -f "$OUT/sweep.csv"
     timeout $(( $(left) > 60 ? $(left) - 30 : 30 )) "$B" --shapes "$SWEEP" --kernel auto --cooldown 1 --copy-bw \
       --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>"$OUT/sweep.err"
     echo "== sweep (rc $?)"
