@@ -48,7 +48,7 @@ extern "C" {
 
 #define HG_VERSION_MAJOR 0
 #define HG_VERSION_MINOR 17
-#define HG_VERSION_PATCH 2
+#define HG_VERSION_PATCH 3
 /* The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, as
  * hg_get_version returns it; a program built against this header can compare
  * the two (the library's major version is the 0 of libhopgemm.so.0). */

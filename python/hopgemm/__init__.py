@@ -25,7 +25,7 @@ from ._lib import HopgemmError, version  # noqa: F401  (public)
 from . import _lib
 
 __all__ = ["matmul", "bmm", "linear", "version", "HopgemmError"]
-__version__ = "0.17.2"
+__version__ = "0.17.3"
 
 _DTYPES = {torch.float16: _lib.F16, torch.bfloat16: _lib.BF16}
 _COMPUTES = {"32f": _lib.COMPUTE_32F, "16f": _lib.COMPUTE_16F}

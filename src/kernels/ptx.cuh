@@ -525,6 +525,16 @@ static __device__ __forceinline__ uint32_t hg_cluster_ctarank(void)
     return r;
 }
 
+/* ---- 9.7.13.x griddepcontrol (programmatic dependent launch) ------------- */
+
+/* griddepcontrol.wait: until the grids this one depends on programmatically
+ * (a launch with programmatic stream serialization) have completed and their
+ * writes are visible; at once where it depends on none. */
+static __device__ __forceinline__ void hg_griddepcontrol_wait(void)
+{
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
 /* ---- 9.7.4.x bar (named barriers) ----------------------------------------- */
 
 /* bar.sync id, nthreads: a barrier among a subset of the CTA's warps (one

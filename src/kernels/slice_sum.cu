@@ -28,6 +28,9 @@ template <int DT, class CT>
 __global__ void __launch_bounds__(HG_SLICE_SUM_THREADS)
     hg_slice_sum_kernel(hg_epilogue e, const float *w, int64_t ldw, int64_t slices)
 {
+    /* Launched as the first launch's programmatic dependent: wait for it
+     * to end and its partials to be visible. */
+    hg_griddepcontrol_wait();
     const int64_t per_row = hg_cdiv(e.n, HG_SLICE_SUM_VEC);
     const int64_t items = e.m * per_row;
     const int64_t slice_floats = e.m * ldw;
@@ -62,10 +65,26 @@ __global__ void __launch_bounds__(HG_SLICE_SUM_THREADS)
 }
 
 template <int DT, class CT>
-static void hg_slice_sum_launch(const hg_epilogue &epi, const float *w, int64_t ldw, int64_t slices, int64_t blocks,
-                                cudaStream_t stream)
+static hg_status hg_slice_sum_launch(hg_epilogue epi, const float *w, int64_t ldw, int64_t slices, int64_t blocks,
+                                     cudaStream_t stream, hg__err *e)
 {
-    hg_slice_sum_kernel<DT, CT><<<(unsigned)blocks, HG_SLICE_SUM_THREADS, 0, stream>>>(epi, w, ldw, slices);
+    /* Programmatic stream serialization: this launch is processed once
+     * the first one's CTAs have exited, without waiting for that grid's
+     * completion to be signalled, so its start-up overlaps the first
+     * launch's end; the kernel's griddepcontrol.wait keeps the order. (The
+     * first launch issues no griddepcontrol.launch_dependents: at its start
+     * that cost an unsliced row 0.8%; docs/NOTES.md, forty-fourth session.) */
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3(HG_SLICE_SUM_THREADS);
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    void *args[] = {&epi, &w, &ldw, &slices};
+    return hg_launch_ex(&cfg, (const void *)hg_slice_sum_kernel<DT, CT>, args, "slice_sum", e);
 }
 
 extern "C" hg_status hg__slice_sum(const hg__problem *p, const float *w, int64_t ldw, int64_t slices, int sm_count,
@@ -76,12 +95,9 @@ extern "C" hg_status hg__slice_sum(const hg__problem *p, const float *w, int64_t
     const int64_t blocks = hg_grid_stride_blocks(items, HG_SLICE_SUM_THREADS, sm_count, HG_SLICE_SUM_CTAS_PER_SM);
     const cudaStream_t s = (cudaStream_t)stream;
     const bool bf16 = p->dtype == HG_BF16;
-    if (p->c_type == HG_C_F32) {
-        if (bf16) hg_slice_sum_launch<1, float>(epi, w, ldw, slices, blocks, s);
-        else hg_slice_sum_launch<0, float>(epi, w, ldw, slices, blocks, s);
-    } else {
-        if (bf16) hg_slice_sum_launch<1, uint16_t>(epi, w, ldw, slices, blocks, s);
-        else hg_slice_sum_launch<0, uint16_t>(epi, w, ldw, slices, blocks, s);
-    }
-    return hg_launch_status("slice_sum", e);
+    if (p->c_type == HG_C_F32)
+        return bf16 ? hg_slice_sum_launch<1, float>(epi, w, ldw, slices, blocks, s, e)
+                    : hg_slice_sum_launch<0, float>(epi, w, ldw, slices, blocks, s, e);
+    return bf16 ? hg_slice_sum_launch<1, uint16_t>(epi, w, ldw, slices, blocks, s, e)
+                : hg_slice_sum_launch<0, uint16_t>(epi, w, ldw, slices, blocks, s, e);
 }
