@@ -398,19 +398,16 @@ static inline hg_status hg_set_smem(const void *func, int bytes, const char *ker
     return HG_STATUS_EXECUTION_FAILED;
 }
 
-/* ---- persistent cluster kernels (V6, the family) ------------------------- */
+/* ---- launches with an attribute (cluster kernels, the slices' sum) ------- */
 
-/* The launch of `clusters` clusters of cluster_ctas CTAs (attr: its storage). */
-static inline cudaLaunchConfig_t hg_cluster_launch_config(cudaLaunchAttribute attr[1], int64_t clusters,
-                                                          int cluster_ctas, int threads, int smem,
-                                                          cudaStream_t stream)
+/* A 1-D launch of `blocks` CTAs of `threads`, smem bytes of dynamic shared
+ * memory, carrying the one attribute attr[0] (the caller's storage, set by
+ * the caller). */
+static inline cudaLaunchConfig_t hg_launch_config(cudaLaunchAttribute attr[1], int64_t blocks, int threads, int smem,
+                                                  cudaStream_t stream)
 {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)cluster_ctas;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(clusters * cluster_ctas), 1, 1);
+    cfg.gridDim = dim3((unsigned)blocks, 1, 1);
     cfg.blockDim = dim3((unsigned)threads, 1, 1);
     cfg.dynamicSmemBytes = (size_t)smem;
     cfg.stream = stream;
@@ -419,7 +416,20 @@ static inline cudaLaunchConfig_t hg_cluster_launch_config(cudaLaunchAttribute at
     return cfg;
 }
 
-/* Queue a configured launch (a cluster kernel's); a failure is reported
+/* The launch of `clusters` clusters of cluster_ctas CTAs (attr: its storage):
+ * the persistent cluster kernels, V6 and the family. */
+static inline cudaLaunchConfig_t hg_cluster_launch_config(cudaLaunchAttribute attr[1], int64_t clusters,
+                                                          int cluster_ctas, int threads, int smem,
+                                                          cudaStream_t stream)
+{
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)cluster_ctas;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    return hg_launch_config(attr, clusters * cluster_ctas, threads, smem, stream);
+}
+
+/* Queue a configured launch (hg_launch_config's); a failure is reported
  * under the kernel's name. */
 static inline hg_status hg_launch_ex(const cudaLaunchConfig_t *cfg, const void *fn, void **args, const char *name,
                                      hg__err *e)

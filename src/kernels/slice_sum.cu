@@ -77,12 +77,7 @@ static hg_status hg_slice_sum_launch(hg_epilogue epi, const float *w, int64_t ld
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)blocks);
-    cfg.blockDim = dim3(HG_SLICE_SUM_THREADS);
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = hg_launch_config(attr, blocks, HG_SLICE_SUM_THREADS, 0, stream);
     void *args[] = {&epi, &w, &ldw, &slices};
     return hg_launch_ex(&cfg, (const void *)hg_slice_sum_kernel<DT, CT>, args, "slice_sum", e);
 }
