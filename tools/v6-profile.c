@@ -52,6 +52,12 @@ static const char *const names[] = {
 };
 _Static_assert(sizeof names / sizeof names[0] == HG_V6_PROF_PIECES + 1, "a name per count");
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static uint64_t ns_at(const uint32_t *row, int lo) { return (uint64_t)row[lo] | (uint64_t)row[lo + 1] << 32; }
 
 /* fp16 values uniform in [-1, 1) from a xorshift generator. */
@@ -170,20 +176,28 @@ static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int6
         free(rows);
         return -1;
     }
-    /* Rows of CTAs that ran (a grid smaller than the SM count leaves the
-     * rest at the zeros the array starts with). */
-    int ctas = 0;
-    for (int i = 0; i < sms; i++)
-        if (rows[i * HG_V6_PROF_FIELDS + HG_V6_PROF_TOTAL] != 0)
-            memmove(&rows[ctas++ * HG_V6_PROF_FIELDS], &rows[i * HG_V6_PROF_FIELDS], HG_V6_PROF_FIELDS * sizeof *rows);
+    /* Rows of CTAs that computed (a grid smaller than the SM count leaves
+     * the rest at the zeros the array starts with; a CTA the plan gave no
+     * k block only starts and ends, and would pull every mean and minimum
+     * down). */
+    int ctas = 0, idle = 0;
+    for (int i = 0; i < sms; i++) {
+        const uint32_t *row = &rows[i * HG_V6_PROF_FIELDS];
+        if (row[HG_V6_PROF_TOTAL] == 0) continue;
+        if (row[HG_V6_PROF_KBLOCKS] == 0) {
+            idle++;
+            continue;
+        }
+        memmove(&rows[ctas++ * HG_V6_PROF_FIELDS], row, HG_V6_PROF_FIELDS * sizeof *rows);
+    }
     if (ctas == 0) {
         printf("v6-profile: no counters were written (not the profiling build's kernel, or a family "
                "configuration with two m64 atoms per consumer, which has none)\n");
         free(rows);
         return -1;
     }
-    printf("%s %lld x %lldx%lldx%lld fp16 TN, %d CTAs, cycles (SM clock) per CTA\n", kernel, (long long)batch,
-           (long long)m, (long long)n, (long long)k, ctas);
+    printf("%s %lld x %lldx%lldx%lld fp16 TN, %d CTAs with k blocks (%d without, left out), cycles (SM clock) per CTA\n",
+           kernel, (long long)batch, (long long)m, (long long)n, (long long)k, ctas, idle);
     printf("%-20s %12s %12s %12s %8s\n", "count", "mean", "min", "max", "of total");
     double total = 0;
     for (int i = 0; i < ctas; i++) total += rows[i * HG_V6_PROF_FIELDS + HG_V6_PROF_TOTAL];
@@ -218,6 +232,29 @@ static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int6
      * launches). */
     printf("CTA starts spread over %.2f us, ends over %.2f us\n", (double)(last_start - first) / 1e3,
            (double)(last - first_end) / 1e3);
+    /* How evenly the SMs were served: the CTAs' ends after the first start,
+     * and consumer 0's mainloop, at the 0th, 10th, 50th, 90th and 100th
+     * percentiles (CTAs with equal work that end far apart had unequal
+     * shares of the memory's bandwidth). */
+    double *ends = malloc((size_t)ctas * sizeof *ends), *mains = malloc((size_t)ctas * sizeof *mains);
+    if (ends && mains) {
+        for (int i = 0; i < ctas; i++) {
+            const uint32_t *row = &rows[i * HG_V6_PROF_FIELDS];
+            ends[i] = (double)(ns_at(row, HG_V6_PROF_T1_LO) - first) / 1e3;
+            mains[i] = row[HG_V6_PROF_MAIN0];
+        }
+        qsort(ends, (size_t)ctas, sizeof *ends, cmp_double);
+        qsort(mains, (size_t)ctas, sizeof *mains, cmp_double);
+        static const int pct[] = {0, 10, 50, 90, 100};
+        printf("percentile          ");
+        for (int j = 0; j < 5; j++) printf(" %9d", pct[j]);
+        printf("\nCTA end, us         ");
+        for (int j = 0; j < 5; j++) printf(" %9.2f", ends[(ctas - 1) * pct[j] / 100]);
+        printf("\nmainloop 0, cycles  ");
+        for (int j = 0; j < 5; j++) printf(" %9.0f", mains[(ctas - 1) * pct[j] / 100]);
+        printf("\n");
+    }
+    free(ends), free(mains);
     free(rows);
     return 0;
 }
