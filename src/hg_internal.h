@@ -762,6 +762,7 @@ enum {
     HG_V6_PROF_T0_HI,
     HG_V6_PROF_T1_LO,    /* ... and where it ends */
     HG_V6_PROF_T1_HI,
+    HG_V6_PROF_SMID,     /* the SM the CTA ran on (%smid): which SMs HBM serves slower */
     HG_V6_PROF_FIELDS,   /* row width */
     HG_V6_PROF_CTAS = 1024 /* rows kept */
 };

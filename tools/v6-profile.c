@@ -180,6 +180,25 @@ static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int6
      * the rest at the zeros the array starts with; a CTA the plan gave no
      * k block only starts and ends, and would pull every mean and minimum
      * down). */
+    /* HG_PROFILE_ROWS=1: every CTA with k blocks, one line each (block,
+     * SM, end after the first start, consumer 0's mainloop), so runs can be
+     * joined by SM. */
+    const char *each = getenv("HG_PROFILE_ROWS");
+    if (each && strcmp(each, "1") == 0) {
+        uint64_t t_first = UINT64_MAX;
+        for (int i = 0; i < sms; i++) {
+            const uint32_t *row = &rows[i * HG_V6_PROF_FIELDS];
+            if (row[HG_V6_PROF_KBLOCKS] != 0 && ns_at(row, HG_V6_PROF_T0_LO) < t_first)
+                t_first = ns_at(row, HG_V6_PROF_T0_LO);
+        }
+        for (int i = 0; i < sms; i++) {
+            const uint32_t *row = &rows[i * HG_V6_PROF_FIELDS];
+            if (row[HG_V6_PROF_KBLOCKS] == 0) continue;
+            printf("row block %d sm %u end_us %.3f main0 %u kblocks %u\n", i, row[HG_V6_PROF_SMID],
+                   (double)(ns_at(row, HG_V6_PROF_T1_LO) - t_first) / 1e3, row[HG_V6_PROF_MAIN0],
+                   row[HG_V6_PROF_KBLOCKS]);
+        }
+    }
     int ctas = 0, idle = 0;
     for (int i = 0; i < sms; i++) {
         const uint32_t *row = &rows[i * HG_V6_PROF_FIELDS];
@@ -196,7 +215,8 @@ static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int6
         free(rows);
         return -1;
     }
-    printf("%s %lld x %lldx%lldx%lld fp16 TN, %d CTAs with k blocks (%d without, left out), cycles (SM clock) per CTA\n",
+    printf("%s %lld x %lldx%lldx%lld fp16 TN, %d CTAs with k blocks (%d without, left out), "
+           "cycles (SM clock) per CTA\n",
            kernel, (long long)batch, (long long)m, (long long)n, (long long)k, ctas, idle);
     printf("%-20s %12s %12s %12s %8s\n", "count", "mean", "min", "max", "of total");
     double total = 0;

@@ -31,6 +31,14 @@ static __device__ __forceinline__ uint32_t hg_prof_clock_in_order(void)
     return t;
 }
 
+/* The SM this thread runs on. */
+static __device__ __forceinline__ uint32_t hg_prof_smid(void)
+{
+    uint32_t id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    return id;
+}
+
 /* Nanoseconds on the GPU's global timer, to turn cycles into a clock. */
 static __device__ __forceinline__ uint64_t hg_prof_globaltimer(void)
 {
@@ -42,6 +50,7 @@ static __device__ __forceinline__ uint64_t hg_prof_globaltimer(void)
 static __device__ __forceinline__ uint32_t hg_prof_clock(void) { return 0; }
 static __device__ __forceinline__ uint32_t hg_prof_clock_in_order(void) { return 0; }
 static __device__ __forceinline__ uint64_t hg_prof_globaltimer(void) { return 0; }
+static __device__ __forceinline__ uint32_t hg_prof_smid(void) { return 0; }
 #endif
 
 /* One word of this CTA's row (rows NULL: not the profiling build). */
@@ -68,6 +77,7 @@ struct hg_prof_consumer {
             const uint64_t ns = hg_prof_globaltimer();
             hg_prof_put(rows, HG_V6_PROF_T0_LO, (uint32_t)ns);
             hg_prof_put(rows, HG_V6_PROF_T0_HI, (uint32_t)(ns >> 32));
+            hg_prof_put(rows, HG_V6_PROF_SMID, hg_prof_smid());
             hg_prof_put(rows, HG_V6_PROF_TOTAL, hg_prof_clock()); /* the start, until finish */
         }
         return c;
