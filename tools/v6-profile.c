@@ -176,10 +176,6 @@ static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int6
         free(rows);
         return -1;
     }
-    /* Rows of CTAs that computed (a grid smaller than the SM count leaves
-     * the rest at the zeros the array starts with; a CTA the plan gave no
-     * k block only starts and ends, and would pull every mean and minimum
-     * down). */
     /* HG_PROFILE_ROWS=1: every CTA with k blocks, one line each (block,
      * SM, end after the first start, consumer 0's mainloop), so runs can be
      * joined by SM. */
@@ -199,6 +195,10 @@ static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int6
                    row[HG_V6_PROF_KBLOCKS]);
         }
     }
+    /* Rows of CTAs that computed (a grid smaller than the SM count leaves
+     * the rest at the zeros the array starts with; a CTA the plan gave no
+     * k block only starts and ends, and would pull every mean and minimum
+     * down). */
     int ctas = 0, idle = 0;
     for (int i = 0; i < sms; i++) {
         const uint32_t *row = &rows[i * HG_V6_PROF_FIELDS];
