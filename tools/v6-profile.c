@@ -58,6 +58,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* An HG_PROFILE_* switch: on when the environment sets it to 1. */
+static int env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
 static uint64_t ns_at(const uint32_t *row, int lo) { return (uint64_t)row[lo] | (uint64_t)row[lo + 1] << 32; }
 
 /* fp16 values uniform in [-1, 1) from a xorshift generator. */
@@ -179,8 +186,7 @@ static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int6
     /* HG_PROFILE_ROWS=1: every CTA with k blocks, one line each (block,
      * SM, end after the first start, consumer 0's mainloop), so runs can be
      * joined by SM. */
-    const char *each = getenv("HG_PROFILE_ROWS");
-    if (each && strcmp(each, "1") == 0) {
+    if (env_on("HG_PROFILE_ROWS")) {
         uint64_t t_first = UINT64_MAX;
         for (int i = 0; i < sms; i++) {
             const uint32_t *row = &rows[i * HG_V6_PROF_FIELDS];
@@ -338,8 +344,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 5; i++)
         if (launch(h, m, n, k, a, b, c) != 0) return 1;
     if (seconds > 0) timed_run(h, m, n, k, a, b, c, seconds);
-    const char *cold = getenv("HG_PROFILE_COLD");
-    if (cold && strcmp(cold, "1") == 0 && cold_launch(h, m, n, k, a, b, c) != 0) return 1;
+    if (env_on("HG_PROFILE_COLD") && cold_launch(h, m, n, k, a, b, c) != 0) return 1;
     cudaDeviceSynchronize();
     /* The counters of the last V6 launch: the timed run's last when there
      * was one, so they describe the same conditions. */
