@@ -2,7 +2,8 @@
 # Issues #10 and #12's figures in one call on a GPU machine, AUTO against
 # cuBLAS-best:
 #   sweep   the published sweep (SWEEP, default ../shared/bench/sweep.txt),
-#           one process per product (--fresh 3 over 50 products is past one
+#           each product in a fresh process (--fresh 1; SWEEP_FRESH=0 runs the
+#           whole file in this one; --fresh 3 over 50 products is past one
 #           call's 600 s), --copy-bw, then its geomean and lowest ten;
 #   i10     #10's products, median of 3 fresh processes (items 1 and 2);
 #   decode  #12 item 2: m = 1, 16, 64 at 4096^2 bf16, fresh 3, --copy-bw;
@@ -44,7 +45,7 @@ for part in $parts; do case $part in
     fi
     rm -f "$OUT/sweep.csv"
     timeout $(( $(left) > 60 ? $(left) - 30 : 30 )) "$B" --shapes "$SWEEP" --kernel auto --cooldown 1 --copy-bw \
-      --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>"$OUT/sweep.err"
+      --fresh "${SWEEP_FRESH:-1}" --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>"$OUT/sweep.err"
     echo "== sweep (rc $?)"
     python3 - "$OUT/sweep.csv" <<'PY'
 import csv, math, sys
