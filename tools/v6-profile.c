@@ -272,12 +272,13 @@ static int print_counters(const char *kernel, int (*read)(uint32_t *, int), int6
         qsort(ends, (size_t)ctas, sizeof *ends, cmp_double);
         qsort(mains, (size_t)ctas, sizeof *mains, cmp_double);
         static const int pct[] = {0, 10, 50, 90, 100};
+        const int npct = (int)(sizeof pct / sizeof pct[0]);
         printf("percentile          ");
-        for (int j = 0; j < 5; j++) printf(" %9d", pct[j]);
+        for (int j = 0; j < npct; j++) printf(" %9d", pct[j]);
         printf("\nCTA end, us         ");
-        for (int j = 0; j < 5; j++) printf(" %9.2f", ends[(ctas - 1) * pct[j] / 100]);
+        for (int j = 0; j < npct; j++) printf(" %9.2f", ends[(ctas - 1) * pct[j] / 100]);
         printf("\nmainloop 0, cycles  ");
-        for (int j = 0; j < 5; j++) printf(" %9.0f", mains[(ctas - 1) * pct[j] / 100]);
+        for (int j = 0; j < npct; j++) printf(" %9.0f", mains[(ctas - 1) * pct[j] / 100]);
         printf("\n");
     }
     free(ends), free(mains);
