@@ -113,13 +113,16 @@ struct hg_fam_cfg {
     /* ---- warp groups ---- */
     static constexpr int WARP_THREADS = 32;
     static constexpr int WG_THREADS = 4 * WARP_THREADS; /* a warp group */
-    /* Consumer warp groups: one where the tile is a single m64 atom of rows
-     * (a 64-row tile: skinny products, cuBLAS's 64 x 64 decode tiles), else
-     * two (each its own rows, or with ping-pong each its own tiles). */
-    static constexpr int CONSUMERS = (BM == MMA_M && !PINGPONG) ? 1 : 2;
+    /* Consumer warp groups (hg_internal.h's HG_FAM_CONSUMERS): one m64 atom
+     * of rows each where the tile is one (a 64-row tile: skinny products,
+     * cuBLAS's 64 x 64 decode tiles) or three (192 x 192, cuBLAS's tile at
+     * 6144^3), else two (each its own rows, or with ping-pong each its own
+     * tiles). */
+    static constexpr int CONSUMERS = HG_FAM_CONSUMERS(BM, PINGPONG);
     static constexpr int THREADS = (CONSUMERS + 1) * WG_THREADS;
     static constexpr int PRODUCER_FIRST_THREAD = CONSUMERS * WG_THREADS;
-    static constexpr int TILE_CONSUMERS = PINGPONG ? 1 : CONSUMERS; /* consumers that share a tile */
+    static constexpr int TILE_CONSUMERS = HG_FAM_TILE_CONSUMERS(BM, PINGPONG); /* consumers that share a tile */
+    static_assert(BM == TILE_CONSUMERS * MMA_M || CONSUMERS == 2, "three consumers: one m64 atom each");
     static constexpr int WG_M = BM / TILE_CONSUMERS;     /* rows per consumer */
     static constexpr int M_ATOMS = WG_M / MMA_M;         /* m64 wgmmas per k16 slice */
     static constexpr int ACC_ATOM = BN / 2;              /* accumulator floats per thread per atom (m64nBN) */
@@ -146,8 +149,12 @@ struct hg_fam_cfg {
      * 216 bytes spilled (ptxas 13.0). Such a row is lean: its epilogue has
      * only the beta = 0 steps (epilogue.cuh's tile_lean), it serves
      * beta = 0 only and runs whole tiles only (host.cuh;
-     * hg_internal.h's HG_FAM_LEAN tells dispatch and AUTO's model). */
-    static constexpr bool LEAN = ACC_REGS > ACC_REGS_EDGE || HG_FAM_PARTIAL_CHUNK(BN, C_THREAD);
+     * hg_internal.h's HG_FAM_LEAN tells dispatch and AUTO's model). So is
+     * a row of three consumers: at 152 registers a thread the general
+     * epilogue spilled 88-156 bytes (ptxas 13.0, 192 x 192), and whole tiles
+     * spare the stream-K counters, which at three parts a tile would pass
+     * the workspace's HG_WS_COUNTERS_PER_SM. */
+    static constexpr bool LEAN = ACC_REGS > ACC_REGS_EDGE || HG_FAM_PARTIAL_CHUNK(BN, C_THREAD) || CONSUMERS == 3;
     static_assert(HG_FAM_C_SPAN_BYTES == SWIZZLE_BYTES && HG_FAM_C_ELEM_BYTES == ELEM_BYTES,
                   "hg_internal.h's partial-chunk test (for dispatch's C) measures the same span as this row");
     /* Whole tiles only, no stream-K tail or fixup: a lean row, and a k
@@ -163,7 +170,7 @@ struct hg_fam_cfg {
      * build or another) with every split from 232 / 40 to 208 / 88, and in
      * none of the three builds with 200 / 104; its 96 accumulators leave the
      * consumers room. */
-    static constexpr bool NARROW_CONSUMERS = BN == 192;
+    static constexpr bool NARROW_CONSUMERS = BN == 192 && CONSUMERS == 2;
     /* Whether the staged epilogue applies hg_matmul's bias and activation:
      * not where its code spills (hg_internal.h's HG_FAM_FUSES_EPILOGUE
      * says the same to dispatch). */
@@ -178,8 +185,10 @@ struct hg_fam_cfg {
      * 0 elsewhere: by the pitch (the 128-row swapped rows measured the same
      * either way: docs/NOTES.md, eighth session). */
     static constexpr int L2_PROMO_BYTES = SWAP_AB && CONSUMERS == 1 ? 128 : 0;
-    static constexpr int REGS_CONSUMER = NARROW_CONSUMERS ? 200 : 232;
-    static constexpr int REGS_PRODUCER = NARROW_CONSUMERS ? 104 : 40;
+    /* Three consumers (512 threads, 128 registers each at entry): 152 for
+     * each consumer thread, 56 left to the producer's. */
+    static constexpr int REGS_CONSUMER = CONSUMERS == 3 ? 152 : NARROW_CONSUMERS ? 200 : 232;
+    static constexpr int REGS_PRODUCER = CONSUMERS == 3 ? 56 : NARROW_CONSUMERS ? 104 : 40;
 
     /* ---- cluster and multicast ---- */
     static constexpr int TILE_CTAS = CM * CN;     /* the CTAs of a cluster's output block (they multicast) */

@@ -4,11 +4,12 @@
  * hands each cluster its pieces, the producer fills the ring (mainloop.cuh),
  * the consumers multiply and write C (epilogue.cuh).
  *
- * Per CTA: 2 consumer warp groups (setmaxnreg up to REGS_CONSUMER), then a
- * producer warp group (down to REGS_PRODUCER) whose first warp runs the ring,
- * one elected lane issuing every load. Both sides walk the same list of
- * pieces (hg_sk_next from the same cluster id), so their ring cursors count
- * the same stage uses, in every CTA of the cluster.
+ * Per CTA: 1 to 3 consumer warp groups (config.cuh's CONSUMERS; setmaxnreg
+ * up to REGS_CONSUMER), then a producer warp group (down to REGS_PRODUCER)
+ * whose first warp runs the ring, one elected lane issuing every load. Both
+ * sides walk the same list of pieces (hg_sk_next from the same cluster id),
+ * so their ring cursors count the same stage uses, in every CTA of the
+ * cluster.
  *
  * Ping-pong (Cfg::PINGPONG): consumer wg computes the pieces wg, wg + 2,
  * ... of the walk and skips the ring stages of the others; turn[wg]
