@@ -505,12 +505,21 @@ HG_DECLARE_KERNEL(v6);
 #define HG_FAM_C_ELEM_BYTES 2
 #define HG_FAM_PARTIAL_CHUNK(bn, c_thread) (!(c_thread) && (bn) * HG_FAM_C_ELEM_BYTES % HG_FAM_C_SPAN_BYTES != 0)
 
+/* A family row's consumer warp groups (config.cuh's CONSUMERS): one m64
+ * atom of rows each in a 64- or 192-row tile (one or three), else two (each
+ * half the rows, or with ping-pong each its own whole tiles); and how many
+ * of them share a tile (TILE_CONSUMERS). */
+#define HG_FAM_CONSUMERS(bm, pp) ((pp) ? 2 : (bm) == 64 ? 1 : (bm) == 192 ? 3 : 2)
+#define HG_FAM_TILE_CONSUMERS(bm, pp) ((pp) ? 1 : HG_FAM_CONSUMERS(bm, pp))
+
 /* Whether a family configuration fuses hg_matmul's bias and activation into
  * its epilogue: all but the 256-row tiles (two m64 atoms per consumer), whose
  * staged epilogue spilled with them (ptxas 13.0, 256 x 128: the bf16 kernel,
- * release and profiling builds), the 192-row tiles (three consumers: lean,
- * config.cuh) and the lean rows of a partial chunk. */
-#define HG_FAM_FUSES_EPILOGUE(bm, bn, c_thread) ((bm) != 256 && (bm) != 192 && !HG_FAM_PARTIAL_CHUNK(bn, c_thread))
+ * release and profiling builds), the tiles of three consumers (lean,
+ * config.cuh) and the lean rows of a partial chunk. (No ping-pong row is
+ * lean, so the consumers are counted as cooperative.) */
+#define HG_FAM_FUSES_EPILOGUE(bm, bn, c_thread) \
+    ((bm) != 256 && HG_FAM_CONSUMERS(bm, 0) != 3 && !HG_FAM_PARTIAL_CHUNK(bn, c_thread))
 
 /* Whether AUTO weighs the row only where its tiles make one wave over one
  * unit of m, k of at least HG_ONE_WAVE_MIN_K: the unswapped 64-row tiles
@@ -528,13 +537,6 @@ HG_DECLARE_KERNEL(v6);
 /* The refusal of a kernel that does not, for dispatch (hopgemm.c's lacks)
  * and the family's own can_serve alike. */
 #define HG_WHY_NOT_F32 "writes C in the inputs' type only, not fp32 (c_type HG_C_F32)."
-
-/* A family row's consumer warp groups (config.cuh's CONSUMERS): one m64
- * atom of rows each in a 64- or 192-row tile (one or three), else two (each
- * half the rows, or with ping-pong each its own whole tiles); and how many
- * of them share a tile (TILE_CONSUMERS). */
-#define HG_FAM_CONSUMERS(bm, pp) ((pp) ? 2 : (bm) == 64 ? 1 : (bm) == 192 ? 3 : 2)
-#define HG_FAM_TILE_CONSUMERS(bm, pp) ((pp) ? 1 : HG_FAM_CONSUMERS(bm, pp))
 
 /* A consumer's accumulator registers in a family row (config.cuh's
  * ACC_REGS: a consumer's rows, BM over the consumers that share a tile,

@@ -122,7 +122,6 @@ struct hg_fam_cfg {
     static constexpr int THREADS = (CONSUMERS + 1) * WG_THREADS;
     static constexpr int PRODUCER_FIRST_THREAD = CONSUMERS * WG_THREADS;
     static constexpr int TILE_CONSUMERS = HG_FAM_TILE_CONSUMERS(BM, PINGPONG); /* consumers that share a tile */
-    static_assert(BM == TILE_CONSUMERS * MMA_M || CONSUMERS == 2, "three consumers: one m64 atom each");
     static constexpr int WG_M = BM / TILE_CONSUMERS;     /* rows per consumer */
     static constexpr int M_ATOMS = WG_M / MMA_M;         /* m64 wgmmas per k16 slice */
     static constexpr int ACC_ATOM = BN / 2;              /* accumulator floats per thread per atom (m64nBN) */
