@@ -208,14 +208,31 @@ elif out=$(PLAN_ONLY=1 bash tools/bench-issue14.sh "$BUILD" 2>&1) &&
   ok "tools/bench-issue14"; else bad "tools/bench-issue14" "${out:-the misspelt copy passed}"; fi
 
 # tools/bench-issues.sh's commands (#10's and #12's figures) are ones the tool
-# takes, its kernel names included, and a copy naming a row that does not
-# exist is refused (the sweep part needs the shared sweep file: not run here).
+# takes, its kernel names included (the sweep's products too, whole and in
+# halves), and a copy naming a row that does not exist is refused.
 sed 's/sm90_128x32x64_s10_c1x1_swap_tn -m 80/sm90_128x32x64_s11_c1x1_swap_tn -m 80/' tools/bench-issues.sh >"$tmp/issues-bad.sh"
 if [ ! -x "$BUILD/hopgemm-bench" ]; then skipped "tools/bench-issues" "$BUILD/hopgemm-bench not built"
 elif ! grep -q 's11_c1x1_swap_tn -m 80' "$tmp/issues-bad.sh"; then bad "tools/bench-issues" "the misspelling did not apply"
-elif out=$(PLAN_ONLY=1 bash tools/bench-issues.sh "$BUILD" i10 decode picks 2>&1) &&
+elif out=$(PLAN_ONLY=1 bash tools/bench-issues.sh "$BUILD" sweep sweep1 sweep2 i10 decode picks 2>&1) &&
      ! PLAN_ONLY=1 bash "$tmp/issues-bad.sh" "$BUILD" picks >/dev/null 2>&1; then
   ok "tools/bench-issues"; else bad "tools/bench-issues" "${out:-the misspelt copy passed}"; fi
+
+# bench/sweep.txt is the published sweep's copy (the device machines' tree has
+# no ../shared): the same bytes wherever the published one is at hand, and its
+# halves (bench-issues.sh's sweep1, sweep2) share out all its products.
+if [ ! -f ../shared/bench/sweep.txt ]; then skipped "bench/sweep-copy" "no ../shared/bench/sweep.txt to compare with"
+elif cmp -s bench/sweep.txt ../shared/bench/sweep.txt; then ok "bench/sweep-copy"
+else bad "bench/sweep-copy" "bench/sweep.txt differs from ../shared/bench/sweep.txt: copy it again"; fi
+mkdir -p "$tmp/sweep-stub"
+printf '#!/bin/sh\n[ "$1" = --shapes ] && cat "$2" >"%s.$(ls %s.* 2>/dev/null | wc -l)"\n' "$tmp/sweep-seen" "$tmp/sweep-seen" >"$tmp/sweep-stub/hopgemm-bench"
+chmod +x "$tmp/sweep-stub/hopgemm-bench"
+PLAN_ONLY=1 bash tools/bench-issues.sh "$tmp/sweep-stub" sweep1 sweep2 >/dev/null 2>&1
+products=$(grep -v -e '^#' -e '^[[:space:]]*$' bench/sweep.txt)
+n1=$(wc -l <"$tmp/sweep-seen.0" 2>/dev/null || echo 0); n2=$(wc -l <"$tmp/sweep-seen.1" 2>/dev/null || echo 0)
+if [ "$(cat "$tmp/sweep-seen.0" "$tmp/sweep-seen.1" 2>/dev/null)" = "$products" ] && [ "$n1" -gt 0 ] &&
+   [ "$n1" -ge "$n2" ] && [ "$n1" -le $((n2 + 1)) ]; then
+  ok "tools/bench-issues sweep1+sweep2"
+else bad "tools/bench-issues sweep1+sweep2" "the halves ($n1 and $n2 lines) are not the sweep's products, in order, split in two"; fi
 
 # tools/bench-ab.sh hands each argument set to both builds' tools (PLAN_ONLY=1:
 # --plan, nothing timed), and says so when a tool refuses one.

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Issues #10 and #12's figures in one call on a GPU machine, AUTO against
 # cuBLAS-best:
-#   sweep   the published sweep (SWEEP, default ../shared/bench/sweep.txt),
+#   sweep   the published sweep (SWEEP, default bench/sweep.txt, a copy of
+#           ../shared/bench/sweep.txt that the CPU tier compares with it),
 #           each product in a fresh process (--fresh 1; SWEEP_FRESH=0 runs the
 #           whole file in this one; --fresh 3 over 50 products is past one
 #           call's 600 s), --copy-bw, then its geomean and lowest ten;
+#   sweep1, sweep2  its first and second half of the products, so that each
+#           half fits one call (CSV and log named sweep1, sweep2);
 #   i10     #10's products, median of 3 fresh processes (items 1 and 2);
 #   decode  #12 item 2: m = 1, 16, 64 at 4096^2 bf16, fresh 3, --copy-bw;
 #   picks   the picks AUTO's model is least sure of, fresh 3, each beside the
@@ -19,7 +22,7 @@ set -u
 BUILD=${1:-build}; shift || true
 parts=${*:-sweep i10 decode picks}
 OUT=${OUT:-bench-out}
-SWEEP=${SWEEP:-../shared/bench/sweep.txt}
+SWEEP=${SWEEP:-bench/sweep.txt}
 BUD=${BUD:-3600}; T0=$(date +%s)
 [ "${PLAN_ONLY:-0}" = 1 ] || mkdir -p "$OUT"
 B="$BUILD/hopgemm-bench"
@@ -37,22 +40,30 @@ run() { # name, args...
   echo "== $name (rc $?): $*"; sed -n '/^kernel /,$p' "$OUT/$name.log"
 }
 for part in $parts; do case $part in
-  sweep)
-    if [ ! -f "$SWEEP" ]; then echo "sweep: no $SWEEP (set SWEEP)"; status=1; continue; fi
+  sweep|sweep1|sweep2)
+    if [ ! -f "$SWEEP" ]; then echo "$part: no $SWEEP (set SWEEP)"; status=1; continue; fi
+    # The products, comments and blank lines dropped; a half takes its share.
+    shapes=$(mktemp); grep -v -e '^#' -e '^[[:space:]]*$' "$SWEEP" >"$shapes"
+    half=$(( ($(wc -l <"$shapes") + 1) / 2 ))
+    case $part in
+      sweep1) head -n "$half" "$shapes" >"$shapes.part" ;;
+      sweep2) tail -n +"$((half + 1))" "$shapes" >"$shapes.part" ;;
+      *) cp "$shapes" "$shapes.part" ;;
+    esac
     if [ "${PLAN_ONLY:-0}" = 1 ]; then
-      "$B" --shapes "$SWEEP" --kernel auto --plan >/dev/null 2>&1 || { echo "sweep: the tool refuses $SWEEP"; status=1; }
-      continue
+      "$B" --shapes "$shapes.part" --kernel auto --plan >/dev/null 2>&1 || { echo "$part: the tool refuses $SWEEP"; status=1; }
+      rm -f "$shapes" "$shapes.part"; continue
     fi
-    rm -f "$OUT/sweep.csv"
-    timeout $(( $(left) > 60 ? $(left) - 30 : 30 )) "$B" --shapes "$SWEEP" --kernel auto --cooldown 1 --copy-bw \
-      --fresh "${SWEEP_FRESH:-1}" --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>"$OUT/sweep.err"
-    echo "== sweep (rc $?)"
-    python3 - "$OUT/sweep.csv" <<'PY'
+    rm -f "$OUT/$part.csv"
+    timeout $(( $(left) > 60 ? $(left) - 30 : 30 )) "$B" --shapes "$shapes.part" --kernel auto --cooldown 1 --copy-bw \
+      --fresh "${SWEEP_FRESH:-1}" --csv "$OUT/$part.csv" >"$OUT/$part.log" 2>"$OUT/$part.err"
+    echo "== $part (rc $?, $(wc -l <"$shapes.part") products)"; rm -f "$shapes" "$shapes.part"
+    python3 - "$OUT/$part.csv" <<'PY'
 import csv, math, sys
 r = [x for x in csv.DictReader(open(sys.argv[1])) if x['kernel'] == 'auto' and x['ratio']]
 if r:
     g = math.exp(sum(math.log(float(x['ratio'])) for x in r) / len(r))
-    print(f"sweep: {len(r)} products, AUTO's geomean {g:.4f} of cuBLAS-best; lowest ten:")
+    print(f"{sys.argv[1]}: {len(r)} products, AUTO's geomean {g:.4f} of cuBLAS-best; lowest ten:")
     for x in sorted(r, key=lambda x: float(x['ratio']))[:10]:
         print(' ', x['m'], x['n'], x['k'], x['layout'], x['dtype'], 'beta', x['beta'], x['ratio'], x['note'][9:70])
 PY
@@ -76,6 +87,6 @@ PY
     run pick_1x28672 --kernel auto,sm90_64x8x64_s16_c1x1_k2_swap_tn,sm90_128x16x64_s6_c1x1_swap_tn,sm90_128x8x64_s6_c1x1_swap_tn \
       -m 1 -n 28672 -k 4096 --dtype bf16
     run pick_tn80 --kernel auto,sm90_64x64x64_s12_c1x1_swap_tn,sm90_128x32x64_s10_c1x1_swap_tn -m 80 -n 4096 -k 4096 --dtype bf16 ;;
-  *) echo "unknown part $part (sweep, i10, decode, picks)" >&2; exit 64 ;;
+  *) echo "unknown part $part (sweep, sweep1, sweep2, i10, decode, picks)" >&2; exit 64 ;;
 esac; done
 exit $status
