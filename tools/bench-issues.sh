@@ -42,22 +42,21 @@ run() { # name, args...
 for part in $parts; do case $part in
   sweep|sweep1|sweep2)
     if [ ! -f "$SWEEP" ]; then echo "$part: no $SWEEP (set SWEEP)"; status=1; continue; fi
-    # The products, comments and blank lines dropped; a half takes its share.
+    # The products, comments and blank lines dropped; a half keeps its share.
     shapes=$(mktemp); grep -v -e '^#' -e '^[[:space:]]*$' "$SWEEP" >"$shapes"
     half=$(( ($(wc -l <"$shapes") + 1) / 2 ))
     case $part in
-      sweep1) head -n "$half" "$shapes" >"$shapes.part" ;;
-      sweep2) tail -n +"$((half + 1))" "$shapes" >"$shapes.part" ;;
-      *) cp "$shapes" "$shapes.part" ;;
+      sweep1) sed -i "$((half + 1)),\$d" "$shapes" ;;
+      sweep2) sed -i "1,${half}d" "$shapes" ;;
     esac
     if [ "${PLAN_ONLY:-0}" = 1 ]; then
-      "$B" --shapes "$shapes.part" --kernel auto --plan >/dev/null 2>&1 || { echo "$part: the tool refuses $SWEEP"; status=1; }
-      rm -f "$shapes" "$shapes.part"; continue
+      "$B" --shapes "$shapes" --kernel auto --plan >/dev/null 2>&1 || { echo "$part: the tool refuses $SWEEP"; status=1; }
+      rm -f "$shapes"; continue
     fi
     rm -f "$OUT/$part.csv"
-    timeout $(( $(left) > 60 ? $(left) - 30 : 30 )) "$B" --shapes "$shapes.part" --kernel auto --cooldown 1 --copy-bw \
+    timeout $(( $(left) > 60 ? $(left) - 30 : 30 )) "$B" --shapes "$shapes" --kernel auto --cooldown 1 --copy-bw \
       --fresh "${SWEEP_FRESH:-1}" --csv "$OUT/$part.csv" >"$OUT/$part.log" 2>"$OUT/$part.err"
-    echo "== $part (rc $?, $(wc -l <"$shapes.part") products)"; rm -f "$shapes" "$shapes.part"
+    echo "== $part (rc $?, $(wc -l <"$shapes") products)"; rm -f "$shapes"
     python3 - "$OUT/$part.csv" <<'PY'
 import csv, math, sys
 r = [x for x in csv.DictReader(open(sys.argv[1])) if x['kernel'] == 'auto' and x['ratio']]
